@@ -1,0 +1,154 @@
+"""strict_array: the array API standard with XLA-style explicit broadcasting.
+
+``import strict_array as xp`` is a complete array API namespace (2025.12, with
+the ``linalg`` and ``fft`` extensions) whose arrays live on NumPy (``xp.CPU``,
+eager) or Dask (``xp.DASK``, lazy and chunked). Operations between arrays of
+different ranks are refused unless ``broadcast_dimensions=`` says how the
+lower-rank operand maps into the higher-rank one; scalars and same-rank size-1
+broadcasting work as usual. ``broadcast_in_dim`` and ``sum_to`` (its exact
+adjoint, the gradient of broadcasting) make broadcasts explicit.
+"""
+
+from __future__ import annotations
+
+from . import fft, linalg
+from ._array import Array, _install_operators
+from ._broadcasting import RankPromotionError, RankPromotionWarning
+from ._creation import (
+    arange,
+    asarray,
+    empty,
+    empty_like,
+    eye,
+    from_dlpack,
+    full,
+    full_like,
+    linspace,
+    meshgrid,
+    ones,
+    ones_like,
+    tril,
+    triu,
+    zeros,
+    zeros_like,
+)
+from ._devices import (
+    CPU,
+    Device,
+    default_device,
+    get_default_device,
+    set_default_device,
+)
+from ._dtypes import (
+    astype,
+    bool,
+    can_cast,
+    complex64,
+    complex128,
+    finfo,
+    float32,
+    float64,
+    iinfo,
+    int8,
+    int16,
+    int32,
+    int64,
+    isdtype,
+    result_type,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._elementwise import FUNCTIONS as _ELEMENTWISE
+from ._elementwise import clip
+from ._indexing import take, take_along_axis
+from ._info import __array_namespace_info__
+from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
+from ._manipulation import (
+    broadcast_arrays,
+    broadcast_in_dim,
+    broadcast_shapes,
+    broadcast_to,
+    concat,
+    expand_dims,
+    flip,
+    moveaxis,
+    permute_dims,
+    repeat,
+    reshape,
+    roll,
+    squeeze,
+    stack,
+    tile,
+    unstack,
+)
+from ._modes import get_rank_promotion, rank_promotion, set_rank_promotion
+from ._searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
+from ._set import isin, unique_all, unique_counts, unique_inverse, unique_values
+from ._sorting import argsort, sort
+from ._statistical import (
+    all,
+    any,
+    cumulative_prod,
+    cumulative_sum,
+    diff,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
+from ._sum_to import sum_to
+
+__version__ = "0.1.0"
+__array_api_version__ = "2025.12"
+
+e = 2.718281828459045
+inf = float("inf")
+nan = float("nan")
+pi = 3.141592653589793
+newaxis = None
+
+globals().update(_ELEMENTWISE)
+_install_operators()
+
+
+def __getattr__(name: str):
+    # DASK is created on first use so that `import strict_array` does not import Dask.
+    if name == "DASK":
+        from ._dask import DASK
+
+        return DASK
+    raise AttributeError(f"module 'strict_array' has no attribute {name!r}")
+
+
+__all__ = sorted(
+    [
+        "Array", "Device", "CPU", "DASK", "RankPromotionError", "RankPromotionWarning",
+        "get_rank_promotion", "set_rank_promotion", "rank_promotion",
+        "get_default_device", "set_default_device", "default_device",
+        "broadcast_in_dim", "sum_to", "fft", "linalg",
+        "__array_api_version__", "__array_namespace_info__",
+        "e", "inf", "nan", "pi", "newaxis",
+        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+        "float32", "float64", "complex64", "complex128",
+        "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
+        "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros",
+        "zeros_like",
+        "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
+        "clip", "take", "take_along_axis",
+        "matmul", "matrix_transpose", "tensordot", "vecdot",
+        "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
+        "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze",
+        "stack", "tile", "unstack",
+        "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where",
+        "isin", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+        "argsort", "sort",
+        "all", "any", "cumulative_prod", "cumulative_sum", "diff", "max", "mean", "min",
+        "prod", "std", "sum", "var",
+        *_ELEMENTWISE,
+    ]
+)  # fmt: skip

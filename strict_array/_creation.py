@@ -1,0 +1,270 @@
+"""Creation functions.
+
+``device=None`` means the default device (``STRICT_ARRAY_DEVICE``,
+:func:`strict_array.set_default_device`, :func:`strict_array.default_device`),
+except that an input which already lives on a device keeps it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._array import Array, _wrap, common_device, expect_array, result
+from ._broadcasting import as_shape
+from ._devices import Device, as_device, device_of_native, get_default_device
+from ._dtypes import as_dtype
+
+
+def _device(device: Any, op: str) -> Device:
+    return get_default_device() if device is None else as_device(device, op)
+
+
+def asarray(
+    obj: Any,
+    /,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    copy: bool | None = None,
+    chunks: Any = None,
+) -> Array:
+    """Convert ``obj`` to an Array.
+
+    Parameters
+    ----------
+    obj : Array, NumPy or Dask array, buffer, DLPack object, nested sequence or scalar
+        A Dask array is wrapped without computing it (device ``DASK``).
+    dtype : dtype, optional
+        Default: inferred (``bool``, ``int64``, ``float64`` or ``complex128`` for
+        Python values).
+    device : Device, optional
+        Default: the input's device, else the default device.
+    copy : bool, optional
+        ``True`` always copies, ``False`` never does (``ValueError`` if it
+        would have to), ``None`` copies only if needed.
+    chunks : optional
+        Chunking when the result is on a chunked device (Dask's ``chunks``).
+
+    Returns
+    -------
+    Array
+    """
+    dtype = as_dtype(dtype, "asarray")
+    target = None if device is None else as_device(device, "asarray")
+    if type(obj) is Array:
+        src, data = obj._device, obj._data
+    else:
+        src = device_of_native(obj)
+        data = obj
+    if src is not None and (target is None or target is src) and chunks is None:
+        # already on its device: convert dtype / copy there, lazily if lazy
+        out = src.ns.asarray(data, dtype=dtype, copy=copy)
+        return result(out, src)
+    if copy is False and src is not None:
+        raise ValueError(
+            f"asarray: copy=False but moving data from {src!r} to {target!r} needs a copy."
+        )
+    if src is not None:
+        data = src.to_numpy(data)
+    target = target or get_default_device()
+    arr = (
+        np.asarray(data, dtype=dtype)
+        if copy is not True
+        else np.array(data, dtype=dtype, copy=True)
+    )
+    if copy is False and arr is not data and not np.shares_memory(arr, np.asarray(data)):
+        raise ValueError("asarray: copy=False but the input cannot be used without a copy.")
+    if arr.dtype.kind not in "biufc":
+        raise TypeError(
+            f"asarray: cannot make an array of dtype {arr.dtype} from {type(obj).__name__}; "
+            "strict_array supports bool, integer, floating and complex data."
+        )
+    return _wrap(target.from_numpy(arr, chunks), target)
+
+
+def _shape(shape: Any, op: str) -> tuple[int, ...]:
+    return as_shape(shape, op)
+
+
+def _make(op: str, device: Any, *args: Any, **kwargs: Any) -> Array:
+    dev = _device(device, op)
+    return result(getattr(dev.ns, op)(*args, **kwargs), dev)
+
+
+def arange(
+    start: int | float,
+    /,
+    stop: int | float | None = None,
+    step: int | float = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+) -> Array:
+    """Evenly spaced values in the half-open interval ``[start, stop)``.
+
+    Parameters
+    ----------
+    start, stop, step : int or float
+        With one argument it is ``stop`` and ``start`` is 0.
+    dtype : dtype, optional
+    device : Device, optional
+
+    Returns
+    -------
+    Array
+        1-D.
+    """
+    return _make("arange", device, start, stop, step, dtype=as_dtype(dtype, "arange"))
+
+
+def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    """Uninitialised array of ``shape`` (default dtype float64)."""
+    return _make("empty", device, _shape(shape, "empty"), dtype=as_dtype(dtype, "empty"))
+
+
+def zeros(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    """Array of ``shape`` filled with zeros (default dtype float64)."""
+    return _make("zeros", device, _shape(shape, "zeros"), dtype=as_dtype(dtype, "zeros"))
+
+
+def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    """Array of ``shape`` filled with ones (default dtype float64)."""
+    return _make("ones", device, _shape(shape, "ones"), dtype=as_dtype(dtype, "ones"))
+
+
+def full(
+    shape: Any, fill_value: bool | int | float | complex, *, dtype: Any = None, device: Any = None
+) -> Array:
+    """Array of ``shape`` filled with ``fill_value``.
+
+    The dtype defaults to the kind of ``fill_value`` (bool, int64, float64,
+    complex128).
+    """
+    if not isinstance(fill_value, (bool, int, float, complex)):
+        raise TypeError(
+            f"full: fill_value must be a Python scalar, got {type(fill_value).__name__}."
+        )
+    return _make("full", device, _shape(shape, "full"), fill_value, dtype=as_dtype(dtype, "full"))
+
+
+def _like(op: str, x: Array, dtype: Any, device: Any, *args: Any) -> Array:
+    x = expect_array(op, x)
+    dev = x._device if device is None else as_device(device, op)
+    dtype = as_dtype(dtype, op) or x.dtype
+    base = op[: -len("_like")]
+    return result(getattr(dev.ns, base)(tuple(x.shape), *args, dtype=dtype), dev)
+
+
+def empty_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """Uninitialised array with the shape (and by default dtype and device) of ``x``."""
+    return _like("empty_like", x, dtype, device)
+
+
+def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """Zeros with the shape (and by default dtype and device) of ``x``."""
+    return _like("zeros_like", x, dtype, device)
+
+
+def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """Ones with the shape (and by default dtype and device) of ``x``."""
+    return _like("ones_like", x, dtype, device)
+
+
+def full_like(
+    x: Array, /, fill_value: bool | int | float | complex, *, dtype: Any = None, device: Any = None
+) -> Array:
+    """``fill_value`` with the shape (and by default dtype and device) of ``x``."""
+    if not isinstance(fill_value, (bool, int, float, complex)):
+        raise TypeError(
+            f"full_like: fill_value must be a Python scalar, got {type(fill_value).__name__}."
+        )
+    return _like("full_like", x, dtype, device, fill_value)
+
+
+def eye(
+    n_rows: int,
+    n_cols: int | None = None,
+    /,
+    *,
+    k: int = 0,
+    dtype: Any = None,
+    device: Any = None,
+) -> Array:
+    """2-D array with ones on the ``k``-th diagonal and zeros elsewhere."""
+    return _make("eye", device, n_rows, n_cols, k=k, dtype=as_dtype(dtype, "eye"))
+
+
+def linspace(
+    start: int | float | complex,
+    stop: int | float | complex,
+    /,
+    num: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    endpoint: bool = True,
+) -> Array:
+    """``num`` evenly spaced numbers over ``[start, stop]`` (or ``[start, stop)``)."""
+    return _make(
+        "linspace", device, start, stop, num, dtype=as_dtype(dtype, "linspace"), endpoint=endpoint
+    )
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
+    """Array from an object supporting DLPack (``__dlpack__``), on the CPU host.
+
+    Parameters
+    ----------
+    x : object with ``__dlpack__`` and ``__dlpack_device__``
+    device : Device, optional
+        Default: ``CPU``; ``DASK`` wraps the imported data lazily.
+    copy : bool, optional
+    """
+    data = np.from_dlpack(x, copy=copy)
+    target = as_device(device, "from_dlpack") if device is not None else get_default_device()
+    return _wrap(target.from_numpy(data), target)
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+    """Coordinate matrices from 1-D coordinate vectors (an explicit broadcast).
+
+    Parameters
+    ----------
+    *arrays : Array
+        1-D arrays, all of one dtype and device.
+    indexing : {"xy", "ij"}
+
+    Returns
+    -------
+    tuple of Array
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}.")
+    if not arrays:
+        return ()
+    dev = common_device("meshgrid", arrays)
+    for a in arrays:
+        if a.ndim != 1:
+            raise ValueError(f"meshgrid: every input must be 1-D, got shape {a.shape}.")
+    if len({a.dtype for a in arrays}) > 1:
+        raise TypeError(
+            "meshgrid: inputs must share one dtype, got "
+            + ", ".join(str(a.dtype) for a in arrays)
+            + "; use astype first."
+        )
+    out = dev.ns.meshgrid(*(a._data for a in arrays), indexing=indexing)
+    return tuple(result(o, dev) for o in out)
+
+
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    """Lower triangle of each matrix in ``x`` (elements above diagonal ``k`` zeroed)."""
+    x = expect_array("tril", x)
+    return result(x._device.ns.tril(x._data, k=k), x._device)
+
+
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    """Upper triangle of each matrix in ``x`` (elements below diagonal ``k`` zeroed)."""
+    x = expect_array("triu", x)
+    return result(x._device.ns.triu(x._data, k=k), x._device)

@@ -1,0 +1,212 @@
+"""Data types and the data type functions of the standard.
+
+The data types are NumPy's dtype objects (consumers read ``dtype.kind``).
+Type promotion is the standard's table; where the standard leaves a
+mixed-kind case open (e.g. ``int8`` with ``uint64``, or an integer array with a
+Python float), NumPy's rule applies (NEP 50: Python scalars are weak).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._array import Array, expect_array, result
+from ._devices import as_device
+
+bool = np.dtype("bool")
+int8 = np.dtype("int8")
+int16 = np.dtype("int16")
+int32 = np.dtype("int32")
+int64 = np.dtype("int64")
+uint8 = np.dtype("uint8")
+uint16 = np.dtype("uint16")
+uint32 = np.dtype("uint32")
+uint64 = np.dtype("uint64")
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
+
+ALL_DTYPES = (
+    bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float32, float64, complex64, complex128,
+)  # fmt: skip
+_SUPPORTED = frozenset(ALL_DTYPES)
+
+DEFAULT_DTYPES = {
+    "real floating": float64,
+    "complex floating": complex128,
+    "integral": int64,
+    "indexing": int64,
+}
+
+
+def as_dtype(dtype: Any, op: str) -> np.dtype | None:
+    """Validate a ``dtype=`` argument: None or one of the standard's dtypes."""
+    if dtype is None:
+        return None
+    try:
+        d = np.dtype(dtype)
+    except TypeError:
+        d = None
+    if d not in _SUPPORTED:
+        raise TypeError(
+            f"{op}: unsupported dtype {dtype!r}; use one of the namespace's dtypes "
+            "(strict_array.float64, strict_array.int32, ...)."
+        )
+    return d
+
+
+def _dtype_of(op: str, x: Any) -> np.dtype:
+    if type(x) is Array:
+        return x.dtype
+    return as_dtype(x, op)  # type: ignore[return-value]
+
+
+def astype(x: Array, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Array:
+    """Copy of ``x`` cast to ``dtype`` (no copy when ``copy=False`` and nothing changes).
+
+    Parameters
+    ----------
+    x : Array
+    dtype : dtype
+    copy : bool, default True
+    device : Device, optional
+        Move the result to this device.
+
+    Returns
+    -------
+    Array
+    """
+    x = expect_array("astype", x)
+    dtype = as_dtype(dtype, "astype")
+    dev = x._device
+    data = dev.ns.astype(x._data, dtype, copy=copy)
+    out = result(data, dev)
+    if device is not None:
+        out = out.to_device(device)
+    return out
+
+
+def can_cast(from_: Any, to: Any, /) -> bool:
+    """Whether ``from_`` (a dtype or array) can be cast to ``to`` by type promotion.
+
+    Returns
+    -------
+    bool
+    """
+    f = _dtype_of("can_cast", from_)
+    t = as_dtype(to, "can_cast")
+    return np.can_cast(f, t, casting="safe")  # type: ignore[arg-type]
+
+
+class finfo:
+    """Machine limits of a floating-point data type.
+
+    Attributes
+    ----------
+    bits, eps, max, min, smallest_normal : as in the standard
+    dtype : dtype
+        The real floating dtype (``float32`` for ``complex64``).
+    """
+
+    def __init__(self, type: Any, /) -> None:
+        dt = _dtype_of("finfo", type)
+        if dt.kind not in "fc":
+            raise TypeError(f"finfo: {dt} is not a floating-point dtype; use iinfo.")
+        info = np.finfo(dt)
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.smallest_normal = float(info.smallest_normal)
+        self.dtype = np.dtype(info.dtype)
+
+    def __repr__(self) -> str:
+        return f"finfo(dtype={self.dtype}, bits={self.bits}, eps={self.eps})"
+
+
+class iinfo:
+    """Machine limits of an integer data type (``bits``, ``max``, ``min``, ``dtype``)."""
+
+    def __init__(self, type: Any, /) -> None:
+        dt = _dtype_of("iinfo", type)
+        if dt.kind not in "iu":
+            raise TypeError(f"iinfo: {dt} is not an integer dtype; use finfo.")
+        info = np.iinfo(dt)
+        self.bits = int(info.bits)
+        self.max = int(info.max)
+        self.min = int(info.min)
+        self.dtype = dt
+
+    def __repr__(self) -> str:
+        return f"iinfo(dtype={self.dtype}, min={self.min}, max={self.max})"
+
+
+_KINDS = {
+    "bool": "b",
+    "signed integer": "i",
+    "unsigned integer": "u",
+    "integral": "iu",
+    "real floating": "f",
+    "complex floating": "c",
+    "numeric": "iufc",
+}
+
+
+def isdtype(dtype: Any, kind: Any) -> bool:
+    """Whether ``dtype`` is of ``kind`` (a dtype, a kind name, or a tuple of them).
+
+    Parameters
+    ----------
+    dtype : dtype
+    kind : dtype, str or tuple
+        Kind names: ``"bool"``, ``"signed integer"``, ``"unsigned integer"``,
+        ``"integral"``, ``"real floating"``, ``"complex floating"``,
+        ``"numeric"``.
+
+    Returns
+    -------
+    bool
+    """
+    dt = as_dtype(dtype, "isdtype")
+    if isinstance(kind, tuple):
+        return any(isdtype(dt, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError(f"isdtype: unknown kind {kind!r}; use one of {sorted(_KINDS)}.")
+        return dt.kind in _KINDS[kind]  # type: ignore[union-attr]
+    return dt == as_dtype(kind, "isdtype")
+
+
+def result_type(*arrays_and_dtypes: Any) -> np.dtype:
+    """The dtype type promotion gives for the arguments.
+
+    Parameters
+    ----------
+    *arrays_and_dtypes : Array, dtype, or Python scalar
+        At least one Array or dtype; Python scalars are weak (they take the
+        kind's dtype of the other arguments).
+
+    Returns
+    -------
+    dtype
+    """
+    args = []
+    for a in arrays_and_dtypes:
+        if type(a) is Array:
+            args.append(a.dtype)
+        elif isinstance(a, (int, float, complex)):
+            args.append(a)
+        else:
+            args.append(as_dtype(a, "result_type"))
+    if not any(isinstance(a, np.dtype) for a in args):
+        raise ValueError("result_type: at least one array or dtype is required.")
+    return np.result_type(*args)
+
+
+def default_dtype(kind: str, device: Any = None) -> np.dtype:
+    as_device(device or "cpu", "default_dtypes")
+    return DEFAULT_DTYPES[kind]

@@ -1,0 +1,422 @@
+"""Element-wise functions: one core for every unary and every binary function.
+
+Every binary element-wise function of the standard, and every operator that
+maps to one (reflected and in-place forms included), goes through
+:func:`apply_binary`, which applies the strict broadcasting rules of
+``_broadcasting`` and then calls the device's backend function of the same
+name. The fast path (two arrays of equal rank, or an array and a scalar) does
+no shape work at all: the backend does same-rank size-1 broadcasting, and only
+when it refuses do we recompute the shapes to say precisely why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._array import _PY_SCALARS, Array, _wrap
+from ._broadcasting import (
+    broadcast_shapes,
+    check_broadcast_dimensions,
+    check_same_rank_dimensions,
+    numpy_trailing_dimensions,
+)
+from ._devices import Device, device_of_native
+from ._modes import promote_or_raise
+
+Scalar = bool | int | float | complex
+ArrayOrScalar = Array | Scalar
+
+# name -> one-line summary (the docstrings are built from these)
+UNARY = {
+    "abs": "Absolute value (modulus for complex numbers).",
+    "acos": "Inverse cosine.",
+    "acosh": "Inverse hyperbolic cosine.",
+    "asin": "Inverse sine.",
+    "asinh": "Inverse hyperbolic sine.",
+    "atan": "Inverse tangent.",
+    "atanh": "Inverse hyperbolic tangent.",
+    "bitwise_invert": "Bitwise NOT (integer and boolean arrays).",
+    "ceil": "Smallest integer-valued number not less than each element.",
+    "conj": "Complex conjugate (identity for real input).",
+    "cos": "Cosine.",
+    "cosh": "Hyperbolic cosine.",
+    "exp": "Exponential, e**x.",
+    "expm1": "exp(x) - 1, accurate for small x.",
+    "floor": "Largest integer-valued number not greater than each element.",
+    "imag": "Imaginary part (real dtype of matching precision).",
+    "isfinite": "True where the element is finite.",
+    "isinf": "True where the element is infinite.",
+    "isnan": "True where the element is NaN.",
+    "log": "Natural logarithm.",
+    "log1p": "log(1 + x), accurate for small x.",
+    "log2": "Base-2 logarithm.",
+    "log10": "Base-10 logarithm.",
+    "logical_not": "Logical NOT of a boolean array.",
+    "negative": "Numerical negative, -x.",
+    "positive": "Numerical positive, +x.",
+    "real": "Real part (identity for real input).",
+    "reciprocal": "1 / x.",
+    "round": "Round to the nearest integer-valued number (half to even).",
+    "sign": "Sign (x / |x| for complex, 0 at 0).",
+    "signbit": "True where the sign bit is set.",
+    "sin": "Sine.",
+    "sinh": "Hyperbolic sine.",
+    "square": "x * x.",
+    "sqrt": "Principal square root.",
+    "tan": "Tangent.",
+    "tanh": "Hyperbolic tangent.",
+    "trunc": "Round toward zero.",
+}
+
+BINARY = {
+    "add": "Sum x1 + x2.",
+    "atan2": "Inverse tangent of x1 / x2, using the signs of both for the quadrant.",
+    "bitwise_and": "Bitwise AND (integer and boolean arrays).",
+    "bitwise_left_shift": "Shift the bits of x1 left by x2.",
+    "bitwise_or": "Bitwise OR (integer and boolean arrays).",
+    "bitwise_right_shift": "Shift the bits of x1 right by x2.",
+    "bitwise_xor": "Bitwise XOR (integer and boolean arrays).",
+    "copysign": "Magnitude of x1 with the sign of x2.",
+    "divide": "True division x1 / x2.",
+    "equal": "x1 == x2.",
+    "floor_divide": "Floor division x1 // x2.",
+    "greater": "x1 > x2.",
+    "greater_equal": "x1 >= x2.",
+    "hypot": "sqrt(x1**2 + x2**2) without undue overflow.",
+    "less": "x1 < x2.",
+    "less_equal": "x1 <= x2.",
+    "logaddexp": "log(exp(x1) + exp(x2)) without undue overflow.",
+    "logical_and": "Logical AND of boolean arrays.",
+    "logical_or": "Logical OR of boolean arrays.",
+    "logical_xor": "Logical XOR of boolean arrays.",
+    "maximum": "Element-wise maximum (NaN propagates).",
+    "minimum": "Element-wise minimum (NaN propagates).",
+    "multiply": "Product x1 * x2.",
+    "nextafter": "Next representable value after x1 toward x2.",
+    "not_equal": "x1 != x2.",
+    "pow": "x1 raised to the power x2.",
+    "remainder": "Remainder of floor division, with the sign of x2.",
+    "subtract": "Difference x1 - x2.",
+}
+
+
+# --- operands ------------------------------------------------------------------------
+def refuse_operand(op: str, value: object) -> Any:
+    """Raise the TypeError for an operand that is neither an Array nor a Python scalar."""
+    if device_of_native(value) is not None and not isinstance(value, np.generic):
+        raise TypeError(
+            f"{op}: got a raw {type(value).__module__}.{type(value).__name__} of shape "
+            f"{getattr(value, 'shape', '?')}; strict_array does not mix array types. "
+            "Convert it first with strict_array.asarray(...)."
+        )
+    raise TypeError(
+        f"{op}: expected a strict_array.Array or a Python scalar (bool, int, float, "
+        f"complex), got {type(value).__name__}."
+    )
+
+
+def as_scalar(op: str, value: object) -> Scalar:
+    """A Python scalar operand; NumPy scalars become Python scalars (weak typing)."""
+    if type(value) in _PY_SCALARS:
+        return value  # type: ignore[return-value]
+    if isinstance(value, np.generic) and type(value.item()) in _PY_SCALARS:
+        return value.item()
+    return refuse_operand(op, value)
+
+
+def mixed_devices(op: str, d1: Device, d2: Device) -> ValueError:
+    return ValueError(
+        f"{op}: operands are on different devices ({d1!r} and {d2!r}); move one with "
+        "x.to_device(...) first."
+    )
+
+
+def _scalar_with_dims(op: str, dims: object) -> None:
+    if dims is not None and len(dims) != 0:  # type: ignore[arg-type]
+        raise ValueError(
+            f"{op}: broadcast_dimensions={tuple(dims)} was given but one operand is a "  # type: ignore[arg-type]
+            "scalar, which always broadcasts; omit broadcast_dimensions."
+        )
+
+
+def _align(op: str, dev: Device, a: Any, b: Any, dims: object) -> tuple[Any, Any]:
+    """Operands of different ranks, or explicit ``broadcast_dimensions``."""
+    s1, s2 = dev.shape(a), dev.shape(b)
+    n1, n2 = len(s1), len(s2)
+    if n1 == n2:
+        check_same_rank_dimensions(op, n1, dims)
+        return a, b
+    if n1 == 0 or n2 == 0:  # a 0-d array is a scalar
+        _scalar_with_dims(op, dims)
+        return a, b
+    if dims is None:
+        promote_or_raise(op, s1, s2)
+        dims = numpy_trailing_dimensions(min(n1, n2), max(n1, n2))
+        implicit = True
+    else:
+        implicit = False
+    try:
+        if n1 < n2:
+            return _map_into(op, dev, a, s1, b, s2, dims), b
+        return a, _map_into(op, dev, b, s2, a, s1, dims)
+    except ValueError as e:
+        if implicit:  # the caller gave no broadcast_dimensions: say what was tried
+            raise ValueError(
+                f"{op}: shapes {tuple(s1)} and {tuple(s2)} cannot be broadcast with "
+                f"NumPy's trailing alignment ({e})"
+            ) from None
+        raise
+
+
+def _map_into(
+    op: str, dev: Device, low: Any, low_shape: tuple, high: Any, high_shape: tuple, dims: object
+) -> Any:
+    dims = check_broadcast_dimensions(op, low_shape, high_shape, dims)
+    # insert size-1 axes where nothing is mapped: a view, no copy
+    mapped = set(dims)
+    key = tuple(slice(None) if d in mapped else None for d in range(len(high_shape)))
+    return dev.align_to(low[key], high, dims)
+
+
+def _explain(op: str, dev: Device, a: Any, b: Any) -> None:
+    """After the backend refused to broadcast: raise our precise error for a shape error."""
+    s1, s2 = dev.shape(a), dev.shape(b)
+    if len(s1) == len(s2):
+        broadcast_shapes(op, s1, s2)
+
+
+def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
+    """The one code path of every binary element-wise function and operator."""
+    if type(x1) is Array:
+        dev = x1._device
+        a = x1._data
+        if type(x2) is Array:
+            if x2._device is not dev:
+                raise mixed_devices(op, dev, x2._device)
+            b = x2._data
+            if dims is not None or a.ndim != b.ndim:
+                a, b = _align(op, dev, a, b, dims)
+        else:
+            b = as_scalar(op, x2)
+            _scalar_with_dims(op, dims)
+    elif type(x2) is Array:
+        dev = x2._device
+        b = x2._data
+        a = as_scalar(op, x1)
+        _scalar_with_dims(op, dims)
+    else:
+        raise TypeError(
+            f"{op}: at least one operand must be a strict_array.Array, got "
+            f"{type(x1).__name__} and {type(x2).__name__}."
+        )
+    try:
+        r = getattr(dev.ns, op)(a, b)
+    except ValueError:
+        if type(a) is dev.array_type and type(b) is dev.array_type:
+            _explain(op, dev, a, b)
+        raise
+    if type(r) is not dev.array_type:
+        r = dev.coerce(r)
+    return _wrap(r, dev)
+
+
+def apply_unary(op: str, x: Any) -> Array:
+    """The one code path of every unary element-wise function and operator."""
+    if type(x) is not Array:
+        refuse_operand(op, x)
+    dev = x._device
+    r = getattr(dev.ns, op)(x._data)
+    if type(r) is not dev.array_type:
+        r = dev.coerce(r)
+    return _wrap(r, dev)
+
+
+def assign_inplace(op: str, x: Array, result: Array) -> Array:
+    """Store ``result`` into ``x`` for an in-place operator (section 2).
+
+    The result must keep ``x``'s shape and dtype exactly: an in-place operator
+    never reshapes or silently casts its left operand.
+    """
+    if result.shape != x.shape:
+        raise ValueError(
+            f"{op} (in-place): the result has shape {result.shape} but the left operand "
+            f"has shape {x.shape}; an in-place operation cannot change the shape of its "
+            "left operand. Use the out-of-place form (x = x op y)."
+        )
+    if result.dtype != x.dtype:
+        raise TypeError(
+            f"{op} (in-place): the result has dtype {result.dtype} but the left operand "
+            f"has dtype {x.dtype}; an in-place operation cannot change the dtype of its "
+            "left operand. Use the out-of-place form or astype."
+        )
+    x._data = x._device.assign(x._data, Ellipsis, result._data)
+    return x
+
+
+# --- operator and function factories -------------------------------------------------
+def binary_operator(op: str, *, reflected: bool = False) -> Callable[[Array, Any], Any]:
+    def operator(self: Array, other: Any) -> Any:
+        if type(other) is not Array and type(other) not in _PY_SCALARS:
+            if device_of_native(other) is None or isinstance(other, np.generic):
+                if isinstance(other, np.generic):
+                    other = as_scalar(op, other)
+                else:
+                    return NotImplemented  # let the other type try its reflected operator
+            else:
+                refuse_operand(op, other)
+        if reflected:
+            return apply_binary(op, other, self)
+        return apply_binary(op, self, other)
+
+    operator.__name__ = f"__{'r' if reflected else ''}{op}__"
+    return operator
+
+
+def inplace_operator(op: str) -> Callable[[Array, Any], Array]:
+    def operator(self: Array, other: Any) -> Array:
+        if type(other) is not Array:
+            other = as_scalar(op, other)
+        return assign_inplace(op, self, apply_binary(op, self, other))
+
+    operator.__name__ = f"__i{op}__"
+    return operator
+
+
+def unary_operator(op: str) -> Callable[[Array], Array]:
+    def operator(self: Array) -> Array:
+        return apply_unary(op, self)
+
+    operator.__name__ = f"__{op}__"
+    return operator
+
+
+_BINARY_DOC = """{summary}
+
+Parameters
+----------
+x1, x2 : Array or Python scalar
+    At least one must be an Array. Arrays of equal rank broadcast size-1 axes;
+    a scalar (or 0-d array) always broadcasts.
+broadcast_dimensions : tuple of int, optional
+    For operands of different ranks: axis ``i`` of the lower-rank operand
+    becomes axis ``broadcast_dimensions[i]`` of the result (XLA semantics).
+    Required in the default rank-promotion mode; ``None`` or the identity for
+    equal ranks.
+
+Returns
+-------
+Array
+    The result, with the dtype given by type promotion.
+
+Raises
+------
+RankPromotionError
+    Operands of different ranks without ``broadcast_dimensions`` in mode
+    ``"raise"``.
+ValueError
+    Incompatible shapes or invalid ``broadcast_dimensions``.
+TypeError
+    An operand that is not an Array or Python scalar (e.g. a raw NumPy array).
+"""
+
+_UNARY_DOC = """{summary}
+
+Parameters
+----------
+x : Array
+
+Returns
+-------
+Array
+"""
+
+
+def _make_binary(op: str, summary: str) -> Callable[..., Array]:
+    def func(
+        x1: ArrayOrScalar,
+        x2: ArrayOrScalar,
+        /,
+        *,
+        broadcast_dimensions: tuple[int, ...] | None = None,
+    ) -> Array:
+        return apply_binary(op, x1, x2, broadcast_dimensions)
+
+    func.__name__ = func.__qualname__ = op
+    func.__doc__ = _BINARY_DOC.format(summary=summary)
+    return func
+
+
+def _make_unary(op: str, summary: str) -> Callable[[Array], Array]:
+    def func(x: Array, /) -> Array:
+        return apply_unary(op, x)
+
+    func.__name__ = func.__qualname__ = op
+    func.__doc__ = _UNARY_DOC.format(summary=summary)
+    return func
+
+
+FUNCTIONS: dict[str, Callable[..., Array]] = {
+    **{name: _make_unary(name, s) for name, s in UNARY.items()},
+    **{name: _make_binary(name, s) for name, s in BINARY.items()},
+}
+
+
+def clip(
+    x: Array,
+    /,
+    min: ArrayOrScalar | None = None,
+    max: ArrayOrScalar | None = None,
+) -> Array:
+    """Clamp each element to ``[min, max]``.
+
+    Parameters
+    ----------
+    x : Array
+    min, max : Array or Python scalar, optional
+        Bounds; array bounds follow the strict rank rule (equal rank with
+        size-1 broadcasting, or a scalar/0-d array).
+
+    Returns
+    -------
+    Array
+        Same shape and dtype as ``x``.
+    """
+    if type(x) is not Array:
+        refuse_operand("clip", x)
+    bounds = []
+    for name, b in (("min", min), ("max", max)):
+        if b is None:
+            bounds.append(None)
+        elif type(b) is Array:
+            if b._device is not x._device:
+                raise mixed_devices("clip", x._device, b._device)
+            check_ranks("clip", x, b)
+            bounds.append(b._data)
+        else:
+            bounds.append(as_scalar(f"clip ({name})", b))
+    r = x._device.ns.clip(x._data, bounds[0], bounds[1])
+    if r.shape != x._data.shape:
+        raise ValueError(
+            f"clip: the bounds would broadcast x of shape {x.shape} to shape "
+            f"{x._device.shape(r)}; clip keeps the shape of x."
+        )
+    if type(r) is not x._device.array_type:
+        r = x._device.coerce(r)
+    return _wrap(r, x._device)
+
+
+def check_ranks(op: str, *arrays: Array) -> None:
+    """The rank rule for operations without broadcast_dimensions (where, clip, ...).
+
+    0-d arrays are scalars and broadcast freely; all others must share one rank,
+    or the rank-promotion mode decides.
+    """
+    ranked = [a for a in arrays if a._data.ndim]
+    for other in ranked[1:]:
+        if other._data.ndim != ranked[0]._data.ndim:
+            s1, s2 = ranked[0].shape, other.shape
+            promote_or_raise(op, s1, s2, takes_dims=False)
+            return

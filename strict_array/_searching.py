@@ -1,0 +1,83 @@
+"""Searching functions."""
+
+from __future__ import annotations
+
+from ._array import Array, common_device, expect_array, result
+from ._elementwise import as_scalar, check_ranks
+
+Scalar = bool | int | float | complex
+
+
+def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index of the first maximum along ``axis`` (of the flattened array if None)."""
+    x = expect_array("argmax", x)
+    return result(x._device.ns.argmax(x._data, axis=axis, keepdims=keepdims), x._device)
+
+
+def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index of the first minimum along ``axis`` (of the flattened array if None)."""
+    x = expect_array("argmin", x)
+    return result(x._device.ns.argmin(x._data, axis=axis, keepdims=keepdims), x._device)
+
+
+def count_nonzero(
+    x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+) -> Array:
+    """Number of non-zero elements along ``axis`` (default dtype int64)."""
+    x = expect_array("count_nonzero", x)
+    return result(x._device.ns.count_nonzero(x._data, axis=axis, keepdims=keepdims), x._device)
+
+
+def nonzero(x: Array, /) -> tuple[Array, ...]:
+    """Indices of the non-zero elements, one array per axis (``x`` at least 1-D).
+
+    On a lazy device the result has an unknown size (``None`` in ``shape``).
+    """
+    x = expect_array("nonzero", x)
+    if x.ndim == 0:
+        raise ValueError("nonzero: x must be at least 1-D; use bool(x) or x[None].")
+    return tuple(result(i, x._device) for i in x._device.ns.nonzero(x._data))
+
+
+def searchsorted(
+    x1: Array,
+    x2: Array | int | float,
+    /,
+    *,
+    side: str = "left",
+    sorter: Array | None = None,
+) -> Array:
+    """Indices at which ``x2`` would be inserted into the sorted 1-D ``x1``."""
+    x1 = expect_array("searchsorted", x1, "x1")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}.")
+    dev = x1._device
+    if type(x2) is Array:
+        common_device("searchsorted", (x1, x2))
+        v = x2._data
+    else:
+        v = as_scalar("searchsorted", x2)
+    s = None
+    if sorter is not None:
+        common_device("searchsorted", (x1, sorter))
+        s = sorter._data
+    return result(dev.ns.searchsorted(x1._data, v, side=side, sorter=s), dev)
+
+
+def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+    """Elements of ``x1`` where ``condition`` is True, else of ``x2``.
+
+    ``x1`` and ``x2`` may be Python scalars. Arrays follow the strict rank rule
+    (equal ranks with size-1 broadcasting; 0-d arrays broadcast freely).
+    """
+    condition = expect_array("where", condition, "condition")
+    if condition.dtype.kind != "b":
+        raise TypeError(f"where: condition must be a boolean array, got {condition.dtype}.")
+    arrays = [condition] + [a for a in (x1, x2) if type(a) is Array]
+    dev = common_device("where", arrays)
+    check_ranks("where", *arrays)
+    if type(x1) is not Array and type(x2) is not Array:
+        raise TypeError("where: at least one of x1 and x2 must be an array.")
+    a = x1._data if type(x1) is Array else as_scalar("where", x1)
+    b = x2._data if type(x2) is Array else as_scalar("where", x2)
+    return result(dev.ns.where(condition._data, a, b), dev)

@@ -1,0 +1,106 @@
+"""The ``fft`` extension of the array API standard."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from ._array import Array, expect_array, result
+from ._creation import _device
+from ._dtypes import as_dtype
+
+__all__ = [
+    "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
+    "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+]  # fmt: skip
+
+Norm = Literal["backward", "ortho", "forward"]
+
+
+def _call(op: str, x: Array, **kwargs: Any) -> Array:
+    x = expect_array(f"fft.{op}", x)
+    return result(getattr(x._device.ns.fft, op)(x._data, **kwargs), x._device)
+
+
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """One-dimensional discrete Fourier transform along ``axis``."""
+    return _call("fft", x, n=n, axis=axis, norm=norm)
+
+
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """One-dimensional inverse discrete Fourier transform along ``axis``."""
+    return _call("ifft", x, n=n, axis=axis, norm=norm)
+
+
+def fftn(
+    x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> Array:  # fmt: skip
+    """N-dimensional discrete Fourier transform over ``axes``."""
+    return _call("fftn", x, s=s, axes=axes, norm=norm)
+
+
+def ifftn(
+    x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> Array:  # fmt: skip
+    """N-dimensional inverse discrete Fourier transform over ``axes``."""
+    return _call("ifftn", x, s=s, axes=axes, norm=norm)
+
+
+def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """Discrete Fourier transform of real input (non-negative frequencies)."""
+    return _call("rfft", x, n=n, axis=axis, norm=norm)
+
+
+def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """Inverse of :func:`rfft` (real output of length ``n``)."""
+    return _call("irfft", x, n=n, axis=axis, norm=norm)
+
+
+def rfftn(
+    x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> Array:  # fmt: skip
+    """N-dimensional discrete Fourier transform of real input."""
+    return _call("rfftn", x, s=s, axes=axes, norm=norm)
+
+
+def irfftn(
+    x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> Array:  # fmt: skip
+    """Inverse of :func:`rfftn`."""
+    return _call("irfftn", x, s=s, axes=axes, norm=norm)
+
+
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """Discrete Fourier transform of a Hermitian-symmetric signal (real output)."""
+    return _call("hfft", x, n=n, axis=axis, norm=norm)
+
+
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    """Inverse of :func:`hfft`."""
+    return _call("ihfft", x, n=n, axis=axis, norm=norm)
+
+
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
+    """Sample frequencies of :func:`fft` for window length ``n`` and spacing ``d``."""
+    dev = _device(device, "fft.fftfreq")
+    return result(dev.ns.fft.fftfreq(n, d=d, dtype=as_dtype(dtype, "fft.fftfreq")), dev)
+
+
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
+    """Sample frequencies of :func:`rfft` for window length ``n`` and spacing ``d``."""
+    dev = _device(device, "fft.rfftfreq")
+    return result(dev.ns.fft.rfftfreq(n, d=d, dtype=as_dtype(dtype, "fft.rfftfreq")), dev)
+
+
+def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """Shift the zero-frequency term to the centre along ``axes``."""
+    return _call("fftshift", x, axes=axes)
+
+
+def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """Inverse of :func:`fftshift`."""
+    return _call("ifftshift", x, axes=axes)

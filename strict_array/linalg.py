@@ -1,0 +1,165 @@
+"""The ``linalg`` extension of the array API standard.
+
+Functions that take two stacks of matrices (``solve``, ``cross``, ``matmul``,
+``vecdot``) follow the strict rank rule on their batch dimensions.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ._array import Array, common_device, expect_array, result
+from ._dtypes import as_dtype
+from ._linear_algebra import check_batch_ranks, matmul, matrix_transpose, tensordot, vecdot
+from ._modes import promote_or_raise
+
+__all__ = [
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
+    "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
+    "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
+    "vector_norm",
+]  # fmt: skip
+
+
+def _out(value: Any, device: Any) -> Any:
+    """Wrap a backend result, keeping named tuples (EighResult, ...) intact."""
+    if isinstance(value, tuple):
+        return type(value)(*(result(v, device) for v in value))
+    return result(value, device)
+
+
+def _call(op: str, x: Array, *args: Any, **kwargs: Any) -> Any:
+    x = expect_array(f"linalg.{op}", x)
+    return _out(getattr(x._device.ns.linalg, op)(x._data, *args, **kwargs), x._device)
+
+
+def _rtol(rtol: Any) -> Any:
+    return rtol._data if type(rtol) is Array else rtol
+
+
+def cholesky(x: Array, /, *, upper: bool = False) -> Array:
+    """Cholesky factor of each Hermitian positive-definite matrix (lower unless ``upper``)."""
+    return _call("cholesky", x, upper=upper)
+
+
+def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    """Cross product of 3-vectors along ``axis``; ``x1`` and ``x2`` need equal ranks."""
+    dev = common_device("linalg.cross", (x1, x2))
+    if x1.ndim != x2.ndim:
+        promote_or_raise("linalg.cross", x1.shape, x2.shape, takes_dims=False)
+    return _out(dev.ns.linalg.cross(x1._data, x2._data, axis=axis), dev)
+
+
+def det(x: Array, /) -> Array:
+    """Determinant of each square matrix."""
+    return _call("det", x)
+
+
+def diagonal(x: Array, /, *, offset: int = 0) -> Array:
+    """The ``offset``-th diagonal of each matrix (last two axes)."""
+    return _call("diagonal", x, offset=offset)
+
+
+def eig(x: Array, /) -> tuple[Array, Array]:
+    """Eigenvalues and right eigenvectors (complex) of each square matrix."""
+    return _call("eig", x)
+
+
+def eigh(x: Array, /) -> tuple[Array, Array]:
+    """Eigenvalues (ascending) and eigenvectors of each Hermitian matrix."""
+    return _call("eigh", x)
+
+
+def eigvals(x: Array, /) -> Array:
+    """Eigenvalues (complex) of each square matrix."""
+    return _call("eigvals", x)
+
+
+def eigvalsh(x: Array, /) -> Array:
+    """Eigenvalues (ascending) of each Hermitian matrix."""
+    return _call("eigvalsh", x)
+
+
+def inv(x: Array, /) -> Array:
+    """Inverse of each square matrix."""
+    return _call("inv", x)
+
+
+def matrix_norm(
+    x: Array, /, *, keepdims: bool = False, ord: int | float | Literal["fro", "nuc"] | None = "fro"
+) -> Array:
+    """Matrix norm of each matrix (``ord``: ``"fro"``, ``"nuc"``, 1, 2, inf, ...)."""
+    return _call("matrix_norm", x, keepdims=keepdims, ord=ord)
+
+
+def matrix_power(x: Array, n: int, /) -> Array:
+    """``n``-th power of each square matrix (negative ``n`` inverts)."""
+    return _call("matrix_power", x, n)
+
+
+def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
+    """Rank of each matrix (singular values above ``rtol`` times the largest)."""
+    return _call("matrix_rank", x, rtol=_rtol(rtol))
+
+
+def outer(x1: Array, x2: Array, /) -> Array:
+    """Outer product of two 1-D arrays."""
+    dev = common_device("linalg.outer", (x1, x2))
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(
+            f"linalg.outer: both inputs must be 1-D, got shapes {x1.shape} and {x2.shape}."
+        )
+    return _out(dev.ns.linalg.outer(x1._data, x2._data), dev)
+
+
+def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
+    """Moore-Penrose pseudo-inverse of each matrix."""
+    return _call("pinv", x, rtol=_rtol(rtol))
+
+
+def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> tuple[Array, Array]:
+    """QR decomposition ``(Q, R)`` of each matrix."""
+    return _call("qr", x, mode=mode)
+
+
+def slogdet(x: Array, /) -> tuple[Array, Array]:
+    """Sign and natural log of the absolute determinant of each square matrix."""
+    return _call("slogdet", x)
+
+
+def solve(x1: Array, x2: Array, /) -> Array:
+    """Solve ``x1 @ y = x2`` for each stack; ``x2`` of shape ``(M,)`` is one vector.
+
+    Stacks of different ranks are rank promotion (the mode decides).
+    """
+    dev = common_device("linalg.solve", (x1, x2))
+    if x2.ndim >= 2:
+        check_batch_ranks("linalg.solve", x1, x2)
+    return _out(dev.ns.linalg.solve(x1._data, x2._data), dev)
+
+
+def svd(x: Array, /, *, full_matrices: bool = True) -> tuple[Array, Array, Array]:
+    """Singular value decomposition ``(U, S, Vh)`` of each matrix."""
+    return _call("svd", x, full_matrices=full_matrices)
+
+
+def svdvals(x: Array, /) -> Array:
+    """Singular values (descending) of each matrix."""
+    return _call("svdvals", x)
+
+
+def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
+    """Sum of the ``offset``-th diagonal of each matrix."""
+    return _call("trace", x, offset=offset, dtype=as_dtype(dtype, "linalg.trace"))
+
+
+def vector_norm(
+    x: Array,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+    ord: int | float = 2,
+) -> Array:
+    """Vector ``ord``-norm along ``axis`` (all axes by default)."""
+    return _call("vector_norm", x, axis=axis, keepdims=keepdims, ord=ord)
