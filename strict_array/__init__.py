@@ -64,6 +64,7 @@ from ._elementwise import FUNCTIONS as _ELEMENTWISE
 from ._elementwise import clip
 from ._indexing import take, take_along_axis
 from ._info import __array_namespace_info__
+from ._io import from_npy, from_zarr, to_npy, to_zarr
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 from ._manipulation import (
     broadcast_arrays,
@@ -118,10 +119,10 @@ _install_operators()
 
 def __getattr__(name: str):
     # DASK is created on first use so that `import strict_array` does not import Dask.
-    if name == "DASK":
-        from ._dask import DASK
+    if name in ("DASK", "progress"):
+        from . import _dask
 
-        return DASK
+        return getattr(_dask, name)
     raise AttributeError(f"module 'strict_array' has no attribute {name!r}")
 
 
@@ -130,7 +131,8 @@ __all__ = sorted(
         "Array", "Device", "CPU", "DASK", "RankPromotionError", "RankPromotionWarning",
         "get_rank_promotion", "set_rank_promotion", "rank_promotion",
         "get_default_device", "set_default_device", "default_device",
-        "broadcast_in_dim", "sum_to", "fft", "linalg",
+        "broadcast_in_dim", "sum_to", "fft", "linalg", "progress",
+        "from_zarr", "to_zarr", "from_npy", "to_npy",
         "__array_api_version__", "__array_namespace_info__",
         "e", "inf", "nan", "pi", "newaxis",
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

@@ -42,6 +42,8 @@ class RankPromotionError(ValueError):
     call explicit.
     """
 
+    __module__ = "strict_array"
+
 
 class RankPromotionWarning(UserWarning):
     """NumPy-style rank promotion happened in the ``"warn"`` rank-promotion mode.
@@ -50,6 +52,8 @@ class RankPromotionWarning(UserWarning):
     so the standard :mod:`warnings` filters (by module, ``-W error::...``,
     pytest's ``filterwarnings``) apply to it.
     """
+
+    __module__ = "strict_array"
 
 
 def _fmt(shape: Shape) -> str:

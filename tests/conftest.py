@@ -1,0 +1,50 @@
+"""Shared fixtures: hypothesis profiles and the two devices."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+import strict_array as xp
+
+# "ci" keeps property tests bounded for CI's 2 cores; "dev" digs deeper by hand.
+settings.register_profile(
+    "ci",
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=True,
+)
+settings.register_profile("dev", max_examples=300, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+DEVICES = [xp.CPU, xp.DASK]
+
+
+@pytest.fixture(params=DEVICES, ids=lambda d: d.name)
+def device(request):
+    """Each test using it runs on the NumPy device and on the Dask device."""
+    return request.param
+
+
+@pytest.fixture(autouse=True)
+def _raise_mode():
+    """Every test starts in the default mode, whatever the environment says."""
+    with xp.rank_promotion("raise"):
+        yield
+
+
+def to_numpy(x: xp.Array) -> np.ndarray:
+    return np.asarray(x)
+
+
+def on(device, values, **kwargs) -> xp.Array:
+    """An Array of ``values`` on ``device`` (small chunks on Dask, to exercise them)."""
+    arr = np.asarray(values, **kwargs)
+    if device is xp.DASK:
+        chunks = tuple(max(1, (s + 1) // 2) for s in arr.shape) if arr.ndim else ()
+        return xp.asarray(arr, device=device, chunks=chunks)
+    return xp.asarray(arr, device=device)
