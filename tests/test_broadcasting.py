@@ -220,7 +220,7 @@ def _is_valid(low, high, dims):
         return False
     if any(low[i] not in (1, high[d]) and high[d] != 1 for i, d in enumerate(dims)):
         return False
-    return all(a < b for a, b in zip(dims, dims[1:]))
+    return all(a < b for a, b in itertools.pairwise(dims))
 
 
 @given(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from conftest import on, to_numpy
@@ -121,7 +123,7 @@ def test_random_invalid_targets_raise(big, small, dims):
             return False  # raise mode
         if len(d) != len(small) or any(not 0 <= i < len(big) for i in d):
             return False
-        if any(a >= b for a, b in zip(d, d[1:])):
+        if any(a >= b for a, b in itertools.pairwise(d)):
             return False
         if len(small) == len(big) and d != tuple(range(len(big))):
             return False
