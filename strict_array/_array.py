@@ -233,19 +233,34 @@ class Array:
 
     # --- indexing -------------------------------------------------------------------
     def __getitem__(self, key: Any, /) -> Array:
-        from ._indexing import getitem
-
-        return getitem(self, key)
+        tk = type(key)
+        # basic indexing goes straight to the backend; anything else is checked
+        if tk is slice or tk is int or (tk is tuple and _basic_key(key)):
+            r = self._data[key]
+            dev = self._device
+            if type(r) is not dev.array_type:
+                r = dev.coerce(r)
+            out = _object_new(Array)
+            out._data = r
+            out._device = dev
+            return out
+        return _indexing.getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
-        from ._indexing import setitem
-
-        setitem(self, key, value)
+        _indexing.setitem(self, key, value)
 
 
 _SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 _object_new = object.__new__
+_BASIC_INDEX_TYPES = frozenset({int, slice, type(Ellipsis), type(None)})
+
+
+def _basic_key(key: tuple) -> bool:
+    for k in key:
+        if type(k) not in _BASIC_INDEX_TYPES:
+            return False
+    return True
 
 
 def _wrap(data: Any, device: Device) -> Array:
@@ -262,7 +277,9 @@ def _rebuild(data: Any, device_name: str) -> Array:
 
 def _install_operators() -> None:
     """Attach every operator, each calling the namespace function it maps to."""
+    global _indexing
     from . import _elementwise as ew
+    from . import _indexing
     from ._linear_algebra import matmul
 
     binary = {

@@ -61,6 +61,7 @@ def asarray(
     if src is not None and (target is None or target is src) and chunks is None:
         # already on its device: convert dtype / copy there, lazily if lazy
         out = src.ns.asarray(data, dtype=dtype, copy=copy)
+        _check_kind(out.dtype, obj)
         return result(out, src)
     if copy is False and src is not None:
         raise ValueError(
@@ -76,12 +77,17 @@ def asarray(
     )
     if copy is False and arr is not data and not np.shares_memory(arr, np.asarray(data)):
         raise ValueError("asarray: copy=False but the input cannot be used without a copy.")
-    if arr.dtype.kind not in "biufc":
-        raise TypeError(
-            f"asarray: cannot make an array of dtype {arr.dtype} from {type(obj).__name__}; "
-            "strict_array supports bool, integer, floating and complex data."
-        )
+    _check_kind(arr.dtype, obj)
     return _wrap(target.from_numpy(arr, chunks), target)
+
+
+def _check_kind(dtype: np.dtype, obj: Any) -> None:
+    if dtype.kind not in "biufc" or dtype.itemsize > 16 or dtype == np.float16:
+        raise TypeError(
+            f"asarray: cannot make an array of dtype {dtype} from {type(obj).__name__}; "
+            "strict_array supports the standard's dtypes: bool, (u)int8-64, float32/64 "
+            "and complex64/128. Convert with astype or numpy first."
+        )
 
 
 def _shape(shape: Any, op: str) -> tuple[int, ...]:

@@ -6,8 +6,13 @@ Dask's own default-scheduler mechanism. This module only supplies what
 ``array_api_compat.dask.array`` lacks, each lazily:
 
 - ``take_along_axis`` and the per-matrix ``linalg`` functions (``det``,
-  ``eigh``, ``slogdet``, ...) through :func:`dask.array.apply_gufunc`, which
-  keeps the batch axes chunked and gathers only the matrix axes into one chunk;
+  ``eigh``, ``solve``, ``svd``, ...) through :func:`dask.array.apply_gufunc`,
+  which keeps the batch axes chunked and gathers only the matrix axes of each
+  matrix into one chunk (so a single matrix must fit in a worker's memory);
+- transforms (``fft``) gather the transformed axes into one chunk first, as
+  Dask's FFT requires;
+- ``reshape`` in two passes (merge, then split) where Dask's one-pass reshape
+  refuses an uneven split;
 - chunk alignment for explicit broadcasts, so that a lower-rank operand meeting
   a chunked array never re-splits the large one.
 
@@ -31,80 +36,120 @@ import array_api_compat.dask.array as compat
 import dask.array as da
 import numpy as np
 
+from ._broadcasting import broadcast_shapes
 from ._devices import Device
+from ._elementwise import BINARY
 
 
-def _gufunc(func: Any, signature: str, *, nout: int = 1, dtype: Any = None, out_dtypes: Any = None):
-    """A lazy per-matrix function: batch axes stay chunked, core axes are gathered."""
+def _real(dtype: np.dtype) -> np.dtype:
+    return np.empty(0, dtype).real.dtype
 
-    def apply(x: da.Array, *args: Any) -> Any:
-        dt = out_dtypes(x) if out_dtypes else (dtype or x.dtype)
-        return da.apply_gufunc(
-            func,
+
+def _complex(dtype: np.dtype) -> np.dtype:
+    return np.result_type(dtype, np.complex64)
+
+
+def _same(dtype: np.dtype) -> np.dtype:
+    return dtype
+
+
+def _index(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.int64)
+
+
+#: name -> (gufunc signature, output dtypes from the input dtype); "k" is min(m, n)
+_PER_MATRIX = {
+    "cholesky": ("(m,m)->(m,m)", (_same,)),
+    "det": ("(m,m)->()", (_same,)),
+    "eig": ("(m,m)->(m),(m,m)", (_complex, _complex)),
+    "eigh": ("(m,m)->(m),(m,m)", (_real, _same)),
+    "eigvals": ("(m,m)->(m)", (_complex,)),
+    "eigvalsh": ("(m,m)->(m)", (_real,)),
+    "inv": ("(m,m)->(m,m)", (_same,)),
+    "matrix_power": ("(m,m)->(m,m)", (_same,)),
+    "matrix_rank": ("(m,n)->()", (_index,)),
+    "pinv": ("(m,n)->(n,m)", (_same,)),
+    "slogdet": ("(m,m)->(),()", (_same, _real)),
+    "svdvals": ("(m,n)->(k)", (_real,)),
+}
+
+
+def _per_matrix(name: str) -> Any:
+    """A lazy per-matrix linalg function: batch axes stay chunked, matrix axes are
+    gathered into one chunk, and NumPy (through array_api_compat) does each block."""
+    import array_api_compat.numpy as cnp
+
+    signature, out_dtypes = _PER_MATRIX[name]
+    kernel = getattr(cnp.linalg, name)
+
+    def apply(x: da.Array, *args: Any, **kwargs: Any) -> Any:
+        for key in ("rtol",):
+            if isinstance(kwargs.get(key), da.Array):
+                kwargs[key] = kwargs[key].compute()  # a small tolerance array
+        dtypes = [f(x.dtype) for f in out_dtypes]
+        out = da.apply_gufunc(
+            lambda a: _plain(kernel(a, *args, **kwargs)),
             signature,
             x,
-            *args,
-            output_dtypes=dt,
+            output_dtypes=dtypes if len(dtypes) > 1 else dtypes[0],
+            output_sizes={"k": min(x.shape[-2:])},
             allow_rechunk=True,
-            vectorize=False,
         )
+        return out
 
     return apply
 
 
-def _real(x: da.Array) -> np.dtype:
-    return np.empty(0, x.dtype).real.dtype
+def _plain(value: Any) -> Any:
+    return tuple(value) if isinstance(value, tuple) else value
 
 
-def _complex(x: da.Array) -> np.dtype:
-    return np.result_type(x.dtype, np.complex64)
-
-
-def _eigh(x: da.Array) -> Any:
-    w, v = _gufunc(np.linalg.eigh, "(m,m)->(m),(m,m)", out_dtypes=lambda a: (_real(a), a.dtype))(x)
-    return compat.linalg.EighResult(w, v) if hasattr(compat.linalg, "EighResult") else (w, v)
-
-
-def _eig(x: da.Array) -> Any:
-    w, v = _gufunc(np.linalg.eig, "(m,m)->(m),(m,m)", out_dtypes=lambda a: (_complex(a),) * 2)(x)
-    return _EigResult(w, v)
-
-
-def _slogdet(x: da.Array) -> Any:
-    sign, logabs = _gufunc(
-        lambda a: tuple(np.linalg.slogdet(a)),
-        "(m,m)->(),()",
-        out_dtypes=lambda a: (a.dtype, _real(a)),
-    )(x)
-    return _SlogdetResult(sign, logabs)
-
-
-def _eigvals(x: da.Array) -> da.Array:
-    return _gufunc(np.linalg.eigvals, "(m,m)->(m)", out_dtypes=_complex)(x)
-
-
-def _pinv(x: da.Array, *, rtol: Any = None) -> da.Array:
+def _svd(x: da.Array, /, *, full_matrices: bool = True) -> tuple:
     import array_api_compat.numpy as cnp
 
-    if isinstance(rtol, da.Array):
-        rtol = rtol.compute()  # a tolerance array is small; the matrices stay lazy
+    m, n = x.shape[-2:]
+    signature = "(m,n)->(m,m),(k),(n,n)" if full_matrices else "(m,n)->(m,k),(k),(k,n)"
+    return da.apply_gufunc(
+        lambda a: tuple(cnp.linalg.svd(a, full_matrices=full_matrices)),
+        signature,
+        x,
+        output_dtypes=(x.dtype, _real(x.dtype), x.dtype),
+        output_sizes={"k": min(m, n)},
+        allow_rechunk=True,
+    )
 
-    def f(a: np.ndarray) -> np.ndarray:
-        return cnp.linalg.pinv(a, rtol=rtol)
 
-    return da.apply_gufunc(f, "(m,n)->(n,m)", x, output_dtypes=x.dtype, allow_rechunk=True)
-
-
-def _matrix_power(x: da.Array, n: int) -> da.Array:
-    return _gufunc(lambda a: np.linalg.matrix_power(a, n), "(m,m)->(m,m)")(x)
-
-
-def _cross(x1: da.Array, x2: da.Array, *, axis: int = -1) -> da.Array:
+def _qr(x: da.Array, /, *, mode: str = "reduced") -> tuple:
     import array_api_compat.numpy as cnp
 
+    m, n = x.shape[-2:]
+    signature = "(m,n)->(m,k),(k,n)" if mode == "reduced" else "(m,n)->(m,m),(m,n)"
+    return da.apply_gufunc(
+        lambda a: tuple(cnp.linalg.qr(a, mode=mode)),
+        signature,
+        x,
+        output_dtypes=(x.dtype, x.dtype),
+        output_sizes={"k": min(m, n)},
+        allow_rechunk=True,
+    )
+
+
+def _solve(x1: da.Array, x2: da.Array, /) -> da.Array:
+    signature = "(m,m),(m)->(m)" if x2.ndim == 1 else "(m,m),(m,k)->(m,k)"
+    return da.apply_gufunc(
+        np.linalg.solve,
+        signature,
+        x1,
+        x2,
+        output_dtypes=np.result_type(x1.dtype, x2.dtype),
+        allow_rechunk=True,
+    )
+
+
+def _cross(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
     a, b = da.moveaxis(x1, axis, -1), da.moveaxis(x2, axis, -1)
     out = da.apply_gufunc(
-        lambda p, q: cnp.linalg.cross(p, q, axis=-1),
+        lambda p, q: np.cross(p, q, axis=-1),
         "(k),(k)->(k)",
         a,
         b,
@@ -127,47 +172,55 @@ def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da
     return da.moveaxis(out, -1, axis)
 
 
+def _reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> da.Array:
+    try:
+        return compat.reshape(x, shape, copy=copy)
+    except NotImplementedError:
+        # Dask reshapes only by merging or evenly splitting axes: merge all, then split
+        return x.reshape((-1,)).reshape(shape)
+
+
+def _single_chunk_fft(func: Any, multi: bool) -> Any:
+    """Dask transforms only along single-chunk axes: gather those axes first (lazily)."""
+
+    def apply(x: da.Array, /, **kwargs: Any) -> da.Array:
+        if multi:
+            axes = kwargs.get("axes")
+            if axes is None:
+                s = kwargs.get("s")
+                axes = range(x.ndim) if s is None else range(x.ndim - len(s), x.ndim)
+        else:
+            axes = (kwargs.get("axis", -1),)
+        x = x.rechunk({a % x.ndim: -1 for a in axes}) if x.ndim else x
+        return func(x, **kwargs)
+
+    return apply
+
+
 def _from_dlpack(x: Any, /, **kwargs: Any) -> da.Array:
     return da.from_array(np.from_dlpack(x, **kwargs))
-
-
-class _EigResult(tuple):
-    __slots__ = ()
-    _fields = ("eigenvalues", "eigenvectors")
-
-    def __new__(cls, *values: Any) -> _EigResult:
-        return super().__new__(cls, values)
-
-    eigenvalues = property(lambda self: self[0])
-    eigenvectors = property(lambda self: self[1])
-
-
-class _SlogdetResult(tuple):
-    __slots__ = ()
-    _fields = ("sign", "logabsdet")
-
-    def __new__(cls, *values: Any) -> _SlogdetResult:
-        return super().__new__(cls, values)
-
-    sign = property(lambda self: self[0])
-    logabsdet = property(lambda self: self[1])
 
 
 def _namespace() -> types.SimpleNamespace:
     ns = types.SimpleNamespace(**{k: v for k, v in vars(compat).items() if not k.startswith("__")})
     ns.take_along_axis = _take_along_axis
     ns.from_dlpack = _from_dlpack
+    ns.fft = types.SimpleNamespace(
+        **{k: v for k, v in vars(compat.fft).items() if not k.startswith("__")}
+    )
+    for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
+        setattr(ns.fft, name, _single_chunk_fft(getattr(compat.fft, name), multi=False))
+    for name in ("fftn", "ifftn", "rfftn", "irfftn"):
+        setattr(ns.fft, name, _single_chunk_fft(getattr(compat.fft, name), multi=True))
+    ns.reshape = _reshape
     ns.linalg = types.SimpleNamespace(
         **{k: v for k, v in vars(compat.linalg).items() if not k.startswith("__")}
     )
-    ns.linalg.det = _gufunc(np.linalg.det, "(m,m)->()")
-    ns.linalg.eigvalsh = _gufunc(np.linalg.eigvalsh, "(m,m)->(m)", out_dtypes=_real)
-    ns.linalg.eigh = _eigh
-    ns.linalg.eig = _eig
-    ns.linalg.eigvals = _eigvals
-    ns.linalg.slogdet = _slogdet
-    ns.linalg.pinv = _pinv
-    ns.linalg.matrix_power = _matrix_power
+    for name in _PER_MATRIX:
+        setattr(ns.linalg, name, _per_matrix(name))
+    ns.linalg.svd = _svd
+    ns.linalg.qr = _qr
+    ns.linalg.solve = _solve
     ns.linalg.cross = _cross
     return ns
 
@@ -230,6 +283,20 @@ def _active_client() -> Any:
         return None
 
 
+def _checking_unknown_sizes(op: str, fn: Any, shape: Any) -> Any:
+    """Dask lets an unknown size meet any size; the contract (and we) refuse a known
+    size other than 1, when the expression is built."""
+
+    def checked(a: Any, b: Any) -> Any:
+        if isinstance(a, da.Array) and isinstance(b, da.Array) and a.ndim == b.ndim:
+            s1, s2 = shape(a), shape(b)
+            if None in s1 or None in s2:
+                broadcast_shapes(op, s1, s2)
+        return fn(a, b)
+
+    return checked
+
+
 class DaskDevice(Device):
     """Lazy, chunked Dask arrays (out-of-core and distributed)."""
 
@@ -238,6 +305,15 @@ class DaskDevice(Device):
 
     def _load_namespace(self) -> Any:
         return _namespace()
+
+    def function(self, name: str) -> Any:
+        fn = self.functions.get(name)
+        if fn is None:
+            fn = getattr(self.ns, name)
+            if name in BINARY:
+                fn = _checking_unknown_sizes(name, fn, self.shape)
+            self.functions[name] = fn
+        return fn
 
     def owns(self, obj: object) -> bool:
         return isinstance(obj, da.Array)

@@ -28,11 +28,14 @@ class Device:
     name: str
     #: the backend's array type (results of other types are coerced)
     array_type: type
-    __slots__ = ("__weakref__", "_ns", "name")
+    __slots__ = ("__weakref__", "functions", "name", "ns")
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self._ns = None
+        #: the backend's array-API namespace (from ``array_api_compat``)
+        self.ns = self._load_namespace()
+        #: backend functions by name, resolved once (the hot path reads this dict)
+        self.functions: dict[str, Any] = {}
 
     def __repr__(self) -> str:
         return f"strict_array.{self.name.upper()}"
@@ -40,13 +43,12 @@ class Device:
     def __reduce__(self) -> str:
         return self.name.upper()  # pickle by reference to the module constant
 
-    @property
-    def ns(self) -> Any:
-        """The backend's array-API namespace (``array_api_compat``)."""
-        ns = self._ns
-        if ns is None:
-            ns = self._ns = self._load_namespace()
-        return ns
+    def function(self, name: str) -> Any:
+        """The backend's function ``name``, cached in :attr:`functions`."""
+        fn = self.functions.get(name)
+        if fn is None:
+            fn = self.functions[name] = getattr(self.ns, name)
+        return fn
 
     # --- what each backend provides -------------------------------------------------
     def _load_namespace(self) -> Any:

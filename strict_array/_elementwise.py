@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import _PY_SCALARS, Array, _wrap
+from ._array import _PY_SCALARS, Array, _object_new, _wrap
 from ._broadcasting import (
     broadcast_shapes,
     check_broadcast_dimensions,
@@ -190,19 +190,24 @@ def _explain(op: str, dev: Device, a: Any, b: Any) -> None:
 
 def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
     """The one code path of every binary element-wise function and operator."""
-    if type(x1) is Array:
+    # Fast path: two arrays of one rank on one device, or an array and a Python
+    # scalar; the backend does the size-1 broadcasting.
+    t1, t2 = type(x1), type(x2)
+    if t1 is Array:
         dev = x1._device
         a = x1._data
-        if type(x2) is Array:
-            if x2._device is not dev:
-                raise mixed_devices(op, dev, x2._device)
+        if t2 is Array:
             b = x2._data
-            if dims is not None or a.ndim != b.ndim:
+            if x2._device is not dev or dims is not None or a.ndim != b.ndim:
+                if x2._device is not dev:
+                    raise mixed_devices(op, dev, x2._device)
                 a, b = _align(op, dev, a, b, dims)
+        elif t2 in _PY_SCALARS and dims is None:
+            b = x2
         else:
             b = as_scalar(op, x2)
             _scalar_with_dims(op, dims)
-    elif type(x2) is Array:
+    elif t2 is Array:
         dev = x2._device
         b = x2._data
         a = as_scalar(op, x1)
@@ -210,17 +215,22 @@ def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
     else:
         raise TypeError(
             f"{op}: at least one operand must be a strict_array.Array, got "
-            f"{type(x1).__name__} and {type(x2).__name__}."
+            f"{t1.__name__} and {t2.__name__}."
         )
     try:
-        r = getattr(dev.ns, op)(a, b)
+        r = dev.functions[op](a, b)
     except ValueError:
         if type(a) is dev.array_type and type(b) is dev.array_type:
             _explain(op, dev, a, b)
         raise
+    except KeyError:
+        r = dev.function(op)(a, b)
     if type(r) is not dev.array_type:
         r = dev.coerce(r)
-    return _wrap(r, dev)
+    out = _object_new(Array)
+    out._data = r
+    out._device = dev
+    return out
 
 
 def apply_unary(op: str, x: Any) -> Array:
@@ -228,7 +238,7 @@ def apply_unary(op: str, x: Any) -> Array:
     if type(x) is not Array:
         refuse_operand(op, x)
     dev = x._device
-    r = getattr(dev.ns, op)(x._data)
+    r = dev.function(op)(x._data)
     if type(r) is not dev.array_type:
         r = dev.coerce(r)
     return _wrap(r, dev)
@@ -257,37 +267,63 @@ def assign_inplace(op: str, x: Array, result: Array) -> Array:
 
 
 # --- operator and function factories -------------------------------------------------
+def _foreign(op: str, other: Any) -> Any:
+    """An operator's other operand that is neither an Array nor a Python scalar.
+
+    NumPy scalars become Python scalars; raw NumPy/Dask arrays are refused;
+    anything else gets ``NotImplemented`` so its own reflected operator can run.
+    """
+    if isinstance(other, np.generic):
+        return as_scalar(op, other)
+    if device_of_native(other) is not None:
+        refuse_operand(op, other)
+    return NotImplemented
+
+
 def binary_operator(op: str, *, reflected: bool = False) -> Callable[[Array, Any], Any]:
-    def operator(self: Array, other: Any) -> Any:
-        if type(other) is not Array and type(other) not in _PY_SCALARS:
-            if device_of_native(other) is None or isinstance(other, np.generic):
-                if isinstance(other, np.generic):
-                    other = as_scalar(op, other)
-                else:
-                    return NotImplemented  # let the other type try its reflected operator
-            else:
-                refuse_operand(op, other)
-        if reflected:
-            return apply_binary(op, other, self)
-        return apply_binary(op, self, other)
+    """``Array.__op__`` (or ``__rop__``): calls the namespace function ``op``."""
+    func = FUNCTIONS[op]
+    if reflected:
+
+        def operator(self: Array, other: Any) -> Any:
+            if type(other) not in _PY_SCALARS:
+                other = _foreign(op, other)
+                if other is NotImplemented:
+                    return other
+            return func(other, self)
+
+    else:
+
+        def operator(self: Array, other: Any) -> Any:
+            if type(other) is not Array and type(other) not in _PY_SCALARS:
+                other = _foreign(op, other)
+                if other is NotImplemented:
+                    return other
+            return func(self, other)
 
     operator.__name__ = f"__{'r' if reflected else ''}{op}__"
     return operator
 
 
 def inplace_operator(op: str) -> Callable[[Array, Any], Array]:
+    """``Array.__iop__``: the namespace function ``op``, stored back into ``self``."""
+    func = FUNCTIONS[op]
+
     def operator(self: Array, other: Any) -> Array:
         if type(other) is not Array:
             other = as_scalar(op, other)
-        return assign_inplace(op, self, apply_binary(op, self, other))
+        return assign_inplace(op, self, func(self, other))
 
     operator.__name__ = f"__i{op}__"
     return operator
 
 
 def unary_operator(op: str) -> Callable[[Array], Array]:
+    """``Array.__op__`` for a unary operator: the namespace function ``op``."""
+    func = FUNCTIONS[op]
+
     def operator(self: Array) -> Array:
-        return apply_unary(op, self)
+        return func(self)
 
     operator.__name__ = f"__{op}__"
     return operator
@@ -342,6 +378,29 @@ def _make_binary(op: str, summary: str) -> Callable[..., Array]:
         *,
         broadcast_dimensions: tuple[int, ...] | None = None,
     ) -> Array:
+        # the common cases inlined (as apply_binary's fast path, minus a call):
+        # arrays of one rank on one device, or an array and a Python float/int
+        if type(x1) is Array and broadcast_dimensions is None:
+            t2 = type(x2)
+            if t2 is Array:
+                if x1._device is not x2._device or x1._data.ndim != x2._data.ndim:
+                    return apply_binary(op, x1, x2)
+                b = x2._data
+            elif t2 is float or t2 is int:
+                b = x2
+            else:
+                return apply_binary(op, x1, x2)
+            dev = x1._device
+            try:
+                r = dev.functions[op](x1._data, b)
+            except (ValueError, KeyError):
+                return apply_binary(op, x1, x2)
+            if type(r) is not dev.array_type:
+                r = dev.coerce(r)
+            out = _object_new(Array)
+            out._data = r
+            out._device = dev
+            return out
         return apply_binary(op, x1, x2, broadcast_dimensions)
 
     func.__name__ = func.__qualname__ = op

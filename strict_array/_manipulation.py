@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._array import Array, common_device, expect_array, result
+import numpy as np
+
+from ._array import Array, _object_new, common_device, expect_array, result
 from ._broadcasting import as_shape, broadcast_dim, broadcast_in_dim_shape
 
 
@@ -86,10 +88,15 @@ def broadcast_shapes(*shapes: tuple[int | None, ...]) -> tuple[int | None, ...]:
             if d == -1:
                 raise ValueError(
                     f"broadcast_shapes: shapes {', '.join(str(tuple(t)) for t in shapes)} "
-                    f"cannot be broadcast: axis {axis - ndim} has sizes {out[axis]} and {size}."
+                    f"cannot be broadcast: axis {axis - ndim} has sizes {_size(out[axis])} "
+                    f"and {_size(size)} (an unknown size only broadcasts against 1 or unknown)."
                 )
             out[axis] = d
     return tuple(out)
+
+
+def _size(s: int | None) -> str:
+    return "unknown" if s is None else str(s)
 
 
 def broadcast_to(x: Array, /, shape: Any) -> Array:
@@ -133,7 +140,20 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """Insert size-1 axes at ``axis`` (positions in the result)."""
     x = expect_array("expand_dims", x)
-    return result(x._device.ns.expand_dims(x._data, axis=axis), x._device)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    ndim = x.ndim + len(axes)
+    new = set()
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(
+                f"expand_dims: axis {a} is out of bounds for the result's {ndim} axes."
+            )
+        new.add(a % ndim)
+    if len(new) != len(axes):
+        raise ValueError(f"expand_dims: repeated axis in {axes}.")
+    # indexing with None inserts the axes as a view, also for unknown Dask sizes
+    key = tuple(None if d in new else slice(None) for d in range(ndim))
+    return result(x._data[key], x._device)
 
 
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
@@ -173,9 +193,17 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     copy : bool, optional
         ``False`` raises ``ValueError`` if a view is impossible.
     """
-    x = expect_array("reshape", x)
-    if copy is None:
-        return result(x._data.reshape(shape), x._device)
+    if type(x) is not Array:
+        expect_array("reshape", x)
+    if copy is None:  # the common case: the backend's own method, no wrapper
+        try:
+            data = x._data.reshape(shape)
+        except NotImplementedError:  # a layout the method refuses (uneven Dask chunks)
+            data = x._device.ns.reshape(x._data, shape)
+        out = _object_new(Array)
+        out._data = data
+        out._device = x._device
+        return out
     return result(x._device.ns.reshape(x._data, shape, copy=copy), x._device)
 
 

@@ -6,7 +6,7 @@ Functions that take two stacks of matrices (``solve``, ``cross``, ``matmul``,
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ._array import Array, common_device, expect_array, result
 from ._dtypes import as_dtype
@@ -21,16 +21,46 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _out(value: Any, device: Any) -> Any:
-    """Wrap a backend result, keeping named tuples (EighResult, ...) intact."""
-    if isinstance(value, tuple):
-        return type(value)(*(result(v, device) for v in value))
+class EigResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    Q: Array
+    R: Array
+
+
+class SlogdetResult(NamedTuple):
+    sign: Array
+    logabsdet: Array
+
+
+class SVDResult(NamedTuple):
+    U: Array
+    S: Array
+    Vh: Array
+
+
+_RESULTS = {"eig": EigResult, "eigh": EighResult, "qr": QRResult, "slogdet": SlogdetResult,
+            "svd": SVDResult}  # fmt: skip
+
+
+def _out(op: str, value: Any, device: Any) -> Any:
+    """Wrap a backend result; tuple results become our named tuples."""
+    if op in _RESULTS:
+        return _RESULTS[op](*(result(v, device) for v in value))
     return result(value, device)
 
 
 def _call(op: str, x: Array, *args: Any, **kwargs: Any) -> Any:
     x = expect_array(f"linalg.{op}", x)
-    return _out(getattr(x._device.ns.linalg, op)(x._data, *args, **kwargs), x._device)
+    return _out(op, getattr(x._device.ns.linalg, op)(x._data, *args, **kwargs), x._device)
 
 
 def _rtol(rtol: Any) -> Any:
@@ -47,7 +77,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     dev = common_device("linalg.cross", (x1, x2))
     if x1.ndim != x2.ndim:
         promote_or_raise("linalg.cross", x1.shape, x2.shape, takes_dims=False)
-    return _out(dev.ns.linalg.cross(x1._data, x2._data, axis=axis), dev)
+    return result(dev.ns.linalg.cross(x1._data, x2._data, axis=axis), dev)
 
 
 def det(x: Array, /) -> Array:
@@ -60,12 +90,12 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     return _call("diagonal", x, offset=offset)
 
 
-def eig(x: Array, /) -> tuple[Array, Array]:
+def eig(x: Array, /) -> EigResult:
     """Eigenvalues and right eigenvectors (complex) of each square matrix."""
     return _call("eig", x)
 
 
-def eigh(x: Array, /) -> tuple[Array, Array]:
+def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (ascending) and eigenvectors of each Hermitian matrix."""
     return _call("eigh", x)
 
@@ -109,7 +139,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
         raise ValueError(
             f"linalg.outer: both inputs must be 1-D, got shapes {x1.shape} and {x2.shape}."
         )
-    return _out(dev.ns.linalg.outer(x1._data, x2._data), dev)
+    return result(dev.ns.linalg.outer(x1._data, x2._data), dev)
 
 
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
@@ -117,12 +147,12 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     return _call("pinv", x, rtol=_rtol(rtol))
 
 
-def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> tuple[Array, Array]:
+def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """QR decomposition ``(Q, R)`` of each matrix."""
     return _call("qr", x, mode=mode)
 
 
-def slogdet(x: Array, /) -> tuple[Array, Array]:
+def slogdet(x: Array, /) -> SlogdetResult:
     """Sign and natural log of the absolute determinant of each square matrix."""
     return _call("slogdet", x)
 
@@ -135,10 +165,10 @@ def solve(x1: Array, x2: Array, /) -> Array:
     dev = common_device("linalg.solve", (x1, x2))
     if x2.ndim >= 2:
         check_batch_ranks("linalg.solve", x1, x2)
-    return _out(dev.ns.linalg.solve(x1._data, x2._data), dev)
+    return result(dev.ns.linalg.solve(x1._data, x2._data), dev)
 
 
-def svd(x: Array, /, *, full_matrices: bool = True) -> tuple[Array, Array, Array]:
+def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition ``(U, S, Vh)`` of each matrix."""
     return _call("svd", x, full_matrices=full_matrices)
 
