@@ -157,7 +157,7 @@ def test_array_attributes(device):
     assert x.mT.shape == (2, 4, 3)
     assert x[0].T.shape == (4, 3)
     with pytest.raises(ValueError, match="2-D"):
-        x.T
+        _ = x.T
     assert x.to_device(xp.CPU).device == xp.CPU
     assert x.to_device(xp.DASK).device == xp.DASK
     with pytest.raises(TypeError, match="asarray"):
@@ -191,6 +191,7 @@ def test_reductions_and_functions(device):
     np.testing.assert_allclose(to_numpy(xp.linalg.det(on(device, np.eye(3) * 2))), 8.0)
     w, v = xp.linalg.eigh(on(device, np.diag([3.0, 1.0])))
     np.testing.assert_allclose(to_numpy(w), [1.0, 3.0])
+    np.testing.assert_allclose(np.abs(to_numpy(v)), [[0.0, 1.0], [1.0, 0.0]])
     np.testing.assert_allclose(to_numpy(xp.fft.fft(on(device, np.ones(4)))), np.fft.fft(np.ones(4)))
     np.testing.assert_array_equal(
         to_numpy(xp.take_along_axis(x, on(device, np.array([[0], [1], [2]])), axis=1)),
