@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from . import fft, linalg
 from ._array import Array, _install_operators
+from ._audit import AuditReport, audit
 from ._broadcasting import RankPromotionError, RankPromotionWarning
 from ._creation import (
     arange,
@@ -132,7 +133,7 @@ __all__ = sorted(
         "get_rank_promotion", "set_rank_promotion", "rank_promotion",
         "get_default_device", "set_default_device", "default_device",
         "broadcast_in_dim", "sum_to", "fft", "linalg", "progress",
-        "from_zarr", "to_zarr", "from_npy", "to_npy",
+        "from_zarr", "to_zarr", "from_npy", "to_npy", "audit", "AuditReport",
         "__array_api_version__", "__array_namespace_info__",
         "e", "inf", "nan", "pi", "newaxis",
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

@@ -13,7 +13,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import Literal
+from typing import Any, Literal
 
 from ._broadcasting import RankPromotionError, RankPromotionWarning, rank_promotion_message
 
@@ -104,31 +104,28 @@ def rank_promotion(mode: Mode) -> Iterator[None]:
 _PACKAGE = __name__.rpartition(".")[0]
 
 
+def _ours(frame: Any) -> bool:
+    name = frame.f_globals.get("__name__", "")
+    return name == _PACKAGE or name.startswith(_PACKAGE + ".")
+
+
 def caller_stacklevel() -> int:
     """``stacklevel`` for :func:`warnings.warn` pointing at the first frame outside the package.
 
-    Counted for a ``warnings.warn`` call made directly in this module's caller.
+    Counted for a ``warnings.warn`` call made directly in this function's caller.
     """
-    frame = sys._getframe(1)
-    level = 1
-    while frame is not None:
-        name = frame.f_globals.get("__name__", "")
-        if not (name == _PACKAGE or name.startswith(_PACKAGE + ".")) or name.endswith("__main__"):
-            return level
-        frame = frame.f_back
-        level += 1
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _ours(frame):
+        frame, level = frame.f_back, level + 1
     return level
 
 
-def caller_frame():
-    """The first frame outside the package (for audit call sites)."""
+def caller_frame() -> Any:
+    """The first frame outside the package (an audit's call site), or None."""
     frame = sys._getframe(1)
-    while frame is not None:
-        name = frame.f_globals.get("__name__", "")
-        if not (name == _PACKAGE or name.startswith(_PACKAGE + ".")) or name.endswith("__main__"):
-            return frame
+    while frame is not None and _ours(frame):
         frame = frame.f_back
-    return None
+    return frame
 
 
 def promote_or_raise(op: str, shape1: tuple, shape2: tuple, *, takes_dims: bool = True) -> None:
@@ -146,4 +143,4 @@ def promote_or_raise(op: str, shape1: tuple, shape2: tuple, *, takes_dims: bool 
     message = rank_promotion_message(op, shape1, shape2, mode, takes_dims=takes_dims)
     if mode == "raise":
         raise RankPromotionError(message)
-    warnings.warn(message, RankPromotionWarning, stacklevel=caller_stacklevel() + 1)
+    warnings.warn(message, RankPromotionWarning, stacklevel=caller_stacklevel())

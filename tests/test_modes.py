@@ -16,7 +16,10 @@ from strict_array import RankPromotionError, RankPromotionWarning
 
 
 def _promote():
-    return xp.ones((2, 3)) + xp.asarray([1.0, 2.0, 3.0])
+    return xp.ones((2, 3)) + xp.asarray([1.0, 2.0, 3.0])  # the line warnings point at
+
+
+PROMOTE_LINE = _promote.__code__.co_firstlineno + 1
 
 
 def test_exception_hierarchy():
@@ -41,7 +44,7 @@ def test_warn_attributed_to_caller_line():
     with xp.rank_promotion("warn"), pytest.warns(RankPromotionWarning) as record:
         _promote()
     (w,) = record
-    assert w.filename == __file__
+    assert (w.filename, w.lineno) == (__file__, PROMOTE_LINE)
     assert "add" in str(w.message) and "(2, 3)" in str(w.message)
     assert "broadcast_dimensions=(1,)" in str(w.message)
 

@@ -1,0 +1,75 @@
+"""DASK on a dask.distributed cluster: same results as CPU, and survival of a lost worker."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import dask.array as da
+import numpy as np
+import pytest
+
+import strict_array as xp
+
+distributed = pytest.importorskip("distributed")
+pytestmark = pytest.mark.distributed
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        memory_limit="1GiB",
+        dashboard_address=None,
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _slow(block):
+    time.sleep(0.15)
+    return block
+
+
+def test_results_equal_cpu_on_cluster(client):
+    rng = np.random.default_rng(1)
+    a, v = rng.standard_normal((60, 8)), rng.standard_normal(8)
+    expected_centred = xp.subtract(xp.asarray(a), xp.asarray(v), broadcast_dimensions=(1,))
+    x = xp.asarray(a, device=xp.DASK, chunks=(10, 8))
+    centred = xp.subtract(x, xp.asarray(v, device=xp.DASK), broadcast_dimensions=(1,))
+    # the active Client runs it: no special code path
+    assert distributed.get_client() is client
+    np.testing.assert_allclose(np.asarray(centred), np.asarray(expected_centred))
+    g = xp.sum_to(centred * centred, (8,), (1,))
+    np.testing.assert_allclose(
+        np.asarray(g), np.asarray(xp.sum_to(expected_centred * expected_centred, (8,), (1,)))
+    )
+    np.testing.assert_allclose(float(xp.sum(centred)), float(xp.sum(expected_centred)))
+
+
+def test_survives_a_killed_worker(client):
+    raw = da.ones((40, 4), chunks=(1, 4)).map_blocks(_slow, dtype=float)
+    y = xp.sum_to(xp.asarray(raw) * 3.0, (4,), (1,))
+    result = {}
+
+    def run():
+        result["value"] = np.asarray(y)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    # wait until tasks are running, then kill one worker process outright
+    deadline = time.time() + 30
+    while time.time() < deadline and not any(client.processing().values()):
+        time.sleep(0.05)
+    time.sleep(0.5)
+    pids = client.run(os.getpid)
+    victim = sorted(pids.values())[0]
+    os.kill(victim, signal.SIGKILL)
+    worker.join(timeout=120)
+    assert not worker.is_alive()
+    np.testing.assert_array_equal(result["value"], np.full(4, 120.0))
