@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 
+# SciPy reads this at import: its array API support (used by scikit-learn too)
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
