@@ -112,9 +112,7 @@ class Array:
                 f"__array_namespace__: api_version {api_version!r} is not supported; "
                 f"supported versions are {', '.join(_SUPPORTED_VERSIONS)}."
             )
-        import strict_array
-
-        return strict_array
+        return _namespace
 
     def to_device(
         self, device: Device | str, /, *, stream: None = None, chunks: Any = None
@@ -221,15 +219,8 @@ class Array:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(len(self)))
 
-    def __getstate__(self) -> tuple[Any, str]:
-        return (self._data, self._device.name)
-
-    def __setstate__(self, state: tuple[Any, str]) -> None:
-        self._data, name = state
-        self._device = as_device(name, "unpickle")
-
-    def __reduce__(self):
-        return (_rebuild, self.__getstate__())
+    def __reduce__(self) -> tuple[Any, tuple[Any, str]]:
+        return (_rebuild, (self._data, self._device.name))
 
     # --- indexing -------------------------------------------------------------------
     def __getitem__(self, key: Any, /) -> Array:
@@ -277,7 +268,9 @@ def _rebuild(data: Any, device_name: str) -> Array:
 
 def _install_operators() -> None:
     """Attach every operator, each calling the namespace function it maps to."""
-    global _indexing
+    global _indexing, _namespace
+    import strict_array as _namespace
+
     from . import _elementwise as ew
     from . import _indexing
     from ._linear_algebra import matmul

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, expect_array, result
-from ._devices import as_device
 
 bool = np.dtype("bool")
 int8 = np.dtype("int8")
@@ -205,8 +204,3 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     if not any(isinstance(a, np.dtype) for a in args):
         raise ValueError("result_type: at least one array or dtype is required.")
     return np.result_type(*args)
-
-
-def default_dtype(kind: str, device: Any = None) -> np.dtype:
-    as_device(device or "cpu", "default_dtypes")
-    return DEFAULT_DTYPES[kind]

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import _PY_SCALARS, Array, common_device, expect_array, result
+from ._array import Array, common_device, result
 from ._elementwise import as_scalar, check_ranks, mixed_devices
 
 _KEY_TYPES = (int, slice, type(Ellipsis), type(None))
@@ -74,9 +74,6 @@ def setitem(x: Array, key: Any, value: Any) -> None:
     x._data = dev.assign(x._data, k, v)
 
 
-_SCALAR_KINDS = {bool: "b", int: "biu", float: "fc", complex: "c"}
-
-
 def _check_scalar_kind(op: str, dtype: np.dtype, v: Any) -> None:
     # kinds of array a Python scalar may be stored into without changing its meaning
     allowed = {
@@ -109,6 +106,3 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
             f"take_along_axis: indices of shape {indices.shape} must have the rank of x {x.shape}."
         )
     return result(dev.ns.take_along_axis(x._data, indices._data, axis=axis), dev)
-
-
-del _PY_SCALARS, expect_array

@@ -1,0 +1,198 @@
+"""Shared helpers for the strict_array benchmarks (not a benchmark itself).
+
+Timing: every contender of a row is a ``timeit.Timer``; its loop count is
+calibrated once so that one *block* takes at least ``--block-ms``. Then, for
+each repeat, every contender runs one block, in a rotated order (interleaving:
+a burst of noise from another process hits all contenders alike). Per contender
+the per-call times of the repeats are cut into ``--groups`` consecutive groups;
+the reported time is the **minimum over groups of the group median**
+("min of medians"): the median rejects single outliers within a group, the
+minimum picks the quietest stretch of the run. Ratios are taken between these
+statistics of the same run.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import platform
+import statistics
+import sys
+import threading
+import time
+import timeit
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+# --- timing ----------------------------------------------------------------------------
+def timer(stmt: Callable[[], Any] | str, **ns: Any) -> timeit.Timer:
+    """A timer for ``stmt``: a statement evaluated with the names ``ns`` (compiled into
+    timeit's loop, so no extra call per iteration) or a zero-argument callable."""
+    return timeit.Timer(stmt, globals=ns) if isinstance(stmt, str) else timeit.Timer(stmt)
+
+
+def calibrate(t: timeit.Timer, block_s: float) -> int:
+    """Loops per block so that a block lasts at least ``block_s`` seconds."""
+    number = 1
+    while True:
+        elapsed = t.timeit(number)
+        if elapsed >= block_s:
+            return number
+        # aim a bit above the target; at most x10 per step
+        number = max(number + 1, int(number * min(10.0, 1.2 * block_s / max(elapsed, 1e-9))))
+
+
+def min_of_medians(samples: Sequence[float], groups: int) -> float:
+    """Cut ``samples`` into ``groups`` consecutive groups; the smallest group median."""
+    groups = max(1, min(groups, len(samples)))
+    size = len(samples) // groups
+    chunks = [samples[i * size : (i + 1) * size] for i in range(groups)]
+    return min(statistics.median(c) for c in chunks)
+
+
+def compare(
+    contenders: dict[str, timeit.Timer],
+    *,
+    repeats: int = 30,
+    groups: int = 5,
+    block_s: float = 0.005,
+) -> dict[str, float]:
+    """Per-call seconds of each contender (min of medians), measured interleaved."""
+    names = list(contenders)
+    for t in contenders.values():  # warm up (caches, lazy imports)
+        t.timeit(1)
+    numbers = {k: calibrate(t, block_s) for k, t in contenders.items()}
+    samples: dict[str, list[float]] = {k: [] for k in names}
+    for r in range(repeats):
+        order = names[r % len(names) :] + names[: r % len(names)]
+        for k in order:  # timeit turns the garbage collector off while timing
+            samples[k].append(contenders[k].timeit(numbers[k]) / numbers[k])
+    return {k: min_of_medians(samples[k], groups) for k in names}
+
+
+def interleaved_runs(
+    contenders: dict[str, Callable[[], Any]], repeats: int, groups: int = 1
+) -> dict[str, float]:
+    """For slow operations (one call per sample): min of medians of single calls."""
+    names = list(contenders)
+    samples: dict[str, list[float]] = {k: [] for k in names}
+    for r in range(repeats):
+        order = names[r % len(names) :] + names[: r % len(names)]
+        for k in order:
+            gc.collect()
+            t0 = time.perf_counter()
+            contenders[k]()
+            samples[k].append(time.perf_counter() - t0)
+    return {k: min_of_medians(samples[k], groups) for k in names}
+
+
+# --- memory ----------------------------------------------------------------------------
+class RSSSampler:
+    """Samples the RSS of this process plus all its children in a background thread.
+
+    ``with RSSSampler() as s: ...`` then ``s.peak`` (bytes) and ``s.baseline``.
+    """
+
+    def __init__(self, interval: float = 0.01) -> None:
+        import psutil
+
+        self._proc = psutil.Process()
+        self._psutil = psutil
+        self.interval = interval
+        self.peak = 0
+        self.baseline = 0
+        self._stop = threading.Event()
+
+    def rss(self) -> int:
+        total = 0
+        procs = [self._proc]
+        try:
+            procs += self._proc.children(recursive=True)
+        except self._psutil.Error:
+            pass
+        for p in procs:
+            try:
+                total += p.memory_info().rss
+            except self._psutil.Error:
+                pass
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self.rss())
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> RSSSampler:
+        self.baseline = self.peak = self.rss()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self.rss())
+
+
+def maxrss_bytes() -> int:
+    """Peak RSS of this process so far (Linux reports ru_maxrss in KiB)."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return r if sys.platform == "darwin" else r * 1024
+
+
+# --- reporting -------------------------------------------------------------------------
+def environment() -> str:
+    import numpy
+
+    parts = [
+        f"Python {platform.python_version()}",
+        f"NumPy {numpy.__version__}",
+    ]
+    for mod in ("dask", "zarr", "array_api_strict", "array_api_compat"):
+        m = sys.modules.get(mod)
+        if m is not None:
+            parts.append(f"{mod} {getattr(m, '__version__', '?')}")
+    try:
+        load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    except OSError:
+        load = "?"
+    return f"{'; '.join(parts)}; {os.cpu_count()} CPUs; load average {load}"
+
+
+def fmt_time(seconds: float) -> str:
+    us = seconds * 1e6
+    if us < 1000:
+        return f"{us:.3g} µs" if us < 100 else f"{us:.0f} µs"
+    if us < 1e6:
+        return f"{us / 1000:.3g} ms"
+    return f"{seconds:.3g} s"
+
+
+def fmt_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n}"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
+    """A plain-text table; ``align`` is one char per column ('l' or 'r')."""
+    cells = [[str(c) for c in headers]] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    align = align or "l" + "r" * (len(headers) - 1)
+
+    def line(r: Sequence[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(r, widths, align)
+        ).rstrip()
+
+    sep = "  ".join("-" * w for w in widths)
+    return "\n".join([line(cells[0]), sep, *(line(r) for r in cells[1:])])
+
+
+def verdict(ok: bool | None) -> str:
+    return "-" if ok is None else ("ok" if ok else "MISS")
