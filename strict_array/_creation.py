@@ -52,7 +52,8 @@ def asarray(
     Array
     """
     dtype = as_dtype(dtype, "asarray")
-    target = None if device is None else as_device(device, "asarray")
+    target: Device | None = None if device is None else as_device(device, "asarray")
+    src: Device | None
     if type(obj) is Array:
         src, data = obj._device, obj._data
     else:
@@ -69,7 +70,8 @@ def asarray(
         )
     if src is not None:
         data = src.to_numpy(data)
-    target = target or get_default_device()
+    if target is None:
+        target = get_default_device()
     arr = (
         np.asarray(data, dtype=dtype)
         if copy is not True

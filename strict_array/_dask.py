@@ -174,7 +174,7 @@ def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da
 
 def _reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> da.Array:
     try:
-        return compat.reshape(x, shape, copy=copy)
+        return compat.reshape(x, shape, copy=copy)  # type: ignore[attr-defined]
     except NotImplementedError:
         # Dask reshapes only by merging or evenly splitting axes: merge all, then split
         return x.reshape((-1,)).reshape(shape)
@@ -206,15 +206,15 @@ def _namespace() -> types.SimpleNamespace:
     ns.take_along_axis = _take_along_axis
     ns.from_dlpack = _from_dlpack
     ns.fft = types.SimpleNamespace(
-        **{k: v for k, v in vars(compat.fft).items() if not k.startswith("__")}
+        **{k: v for k, v in vars(compat.fft).items() if not k.startswith("__")}  # type: ignore[attr-defined]
     )
     for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
-        setattr(ns.fft, name, _single_chunk_fft(getattr(compat.fft, name), multi=False))
+        setattr(ns.fft, name, _single_chunk_fft(getattr(compat.fft, name), multi=False))  # type: ignore[attr-defined]
     for name in ("fftn", "ifftn", "rfftn", "irfftn"):
-        setattr(ns.fft, name, _single_chunk_fft(getattr(compat.fft, name), multi=True))
+        setattr(ns.fft, name, _single_chunk_fft(getattr(compat.fft, name), multi=True))  # type: ignore[attr-defined]
     ns.reshape = _reshape
     ns.linalg = types.SimpleNamespace(
-        **{k: v for k, v in vars(compat.linalg).items() if not k.startswith("__")}
+        **{k: v for k, v in vars(compat.linalg).items() if not k.startswith("__")}  # type: ignore[attr-defined]
     )
     for name in _PER_MATRIX:
         setattr(ns.linalg, name, _per_matrix(name))

@@ -197,8 +197,9 @@ def default_device(device: Device | str) -> Iterator[Device]:
     ...     xp.zeros(3).device
     strict_array.CPU
     """
-    token = _device_override.set(as_device(device, "default_device"))
+    chosen = as_device(device, "default_device")
+    token = _device_override.set(chosen)
     try:
-        yield _device_override.get()
+        yield chosen
     finally:
         _device_override.reset(token)

@@ -8,6 +8,7 @@ Python float), NumPy's rule applies (NEP 50: Python scalars are weak).
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -64,7 +65,7 @@ def _dtype_of(op: str, x: Any) -> np.dtype:
     return as_dtype(x, op)  # type: ignore[return-value]
 
 
-def astype(x: Array, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Array:
+def astype(x: Array, dtype: Any, /, *, copy: builtins.bool = True, device: Any = None) -> Array:
     """Copy of ``x`` cast to ``dtype`` (no copy when ``copy=False`` and nothing changes).
 
     Parameters
@@ -89,7 +90,7 @@ def astype(x: Array, dtype: Any, /, *, copy: bool = True, device: Any = None) ->
     return out
 
 
-def can_cast(from_: Any, to: Any, /) -> bool:
+def can_cast(from_: Any, to: Any, /) -> builtins.bool:
     """Whether ``from_`` (a dtype or array) can be cast to ``to`` by type promotion.
 
     Returns
@@ -155,7 +156,7 @@ _KINDS = {
 }
 
 
-def isdtype(dtype: Any, kind: Any) -> bool:
+def isdtype(dtype: Any, kind: Any) -> builtins.bool:
     """Whether ``dtype`` is of ``kind`` (a dtype, a kind name, or a tuple of them).
 
     Parameters
@@ -193,7 +194,7 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     -------
     dtype
     """
-    args = []
+    args: list[Any] = []
     for a in arrays_and_dtypes:
         if type(a) is Array:
             args.append(a.dtype)

@@ -381,12 +381,11 @@ def _make_binary(op: str, summary: str) -> Callable[..., Array]:
         # the common cases inlined (as apply_binary's fast path, minus a call):
         # arrays of one rank on one device, or an array and a Python float/int
         if type(x1) is Array and broadcast_dimensions is None:
-            t2 = type(x2)
-            if t2 is Array:
+            if type(x2) is Array:
                 if x1._device is not x2._device or x1._data.ndim != x2._data.ndim:
                     return apply_binary(op, x1, x2)
-                b = x2._data
-            elif t2 is float or t2 is int:
+                b: Any = x2._data
+            elif type(x2) is float or type(x2) is int:
                 b = x2
             else:
                 return apply_binary(op, x1, x2)
@@ -445,7 +444,7 @@ def clip(
     """
     if type(x) is not Array:
         refuse_operand("clip", x)
-    bounds = []
+    bounds: list[Any] = []
     for name, b in (("min", min), ("max", max)):
         if b is None:
             bounds.append(None)

@@ -67,7 +67,7 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     if not arrays:
         return ()
     dev = common_device("broadcast_arrays", arrays)
-    shape = broadcast_shapes(*(a.shape for a in arrays))
+    shape: Any = broadcast_shapes(*(a.shape for a in arrays))
     return tuple(result(dev.broadcast_to(a._data, shape), dev) for a in arrays)
 
 

@@ -13,6 +13,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
+from types import FrameType
 from typing import Any, Literal
 
 from ._broadcasting import RankPromotionError, RankPromotionWarning, rank_promotion_message
@@ -114,15 +115,16 @@ def caller_stacklevel() -> int:
 
     Counted for a ``warnings.warn`` call made directly in this function's caller.
     """
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and _ours(frame):
         frame, level = frame.f_back, level + 1
     return level
 
 
-def caller_frame() -> Any:
+def caller_frame() -> FrameType | None:
     """The first frame outside the package (an audit's call site), or None."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and _ours(frame):
         frame = frame.f_back
     return frame
