@@ -98,7 +98,7 @@ def main() -> None:
                 {"raw": timer("g.sum(**kw)", g=g, kw=kw),
                  "ours": timer("sum_to(sg, target, bd)", sum_to=xp.sum_to, sg=sg,
                                target=target, bd=bd)},
-                repeats=args.repeats * 2, groups=args.groups,
+                repeats=args.repeats * 2, groups=args.groups, block_s=0.02,
             )  # fmt: skip
             comp = interleaved_runs(
                 {"raw": raw.compute, "ours": lambda ours=ours: ours.to_device(xp.CPU)},

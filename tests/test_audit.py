@@ -141,3 +141,27 @@ def test_tour_runs():
     out = subprocess.run([sys.executable, "-m", "strict_array"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "RankPromotionError" in out.stdout and "equal to the NumPy result: True" in out.stdout
+
+
+def test_pytest_plugin_audit_and_fixture(tmp_path):
+    (tmp_path / "test_user.py").write_text(
+        "import strict_array as xp\n"
+        "def test_scale():\n"
+        "    xp.ones((3, 2)) * xp.ones(2)\n"
+        "def test_fixture(rank_promotion_audit):\n"
+        "    xp.ones((3, 2)) + xp.ones(2)\n"
+        "    assert rank_promotion_audit.total == 1\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", "/dev/null",
+         "--rank-promotion=audit", str(tmp_path / "test_user.py")],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout
+    assert "strict_array rank promotions" in out.stdout and "multiply" in out.stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", "/dev/null",
+         "--rank-promotion=raise", str(tmp_path / "test_user.py")],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert "1 failed, 1 passed" in out.stdout  # the fixture's audit still allows its own test
