@@ -52,13 +52,19 @@ def min_of_medians(samples: Sequence[float], groups: int) -> float:
 
 
 def compare(
-    contenders: dict[str, timeit.Timer],
+    contenders: dict[str, timeit.Timer | Callable[[], Any]],
     *,
     repeats: int = 30,
     groups: int = 5,
     block_s: float = 0.005,
 ) -> dict[str, float]:
-    """Per-call seconds of each contender (min of medians), measured interleaved."""
+    """Per-call seconds of each contender (min of medians), measured interleaved.
+
+    A contender is a ``timeit.Timer`` (see :func:`timer`) or a zero-argument callable.
+    """
+    contenders = {
+        k: t if isinstance(t, timeit.Timer) else timeit.Timer(t) for k, t in contenders.items()
+    }
     names = list(contenders)
     for t in contenders.values():  # warm up (caches, lazy imports)
         t.timeit(1)
