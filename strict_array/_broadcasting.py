@@ -204,7 +204,7 @@ def rank_promotion_message(
     return " ".join(parts)
 
 
-def _check_dims_tuple(op: str, name: str, dims: object) -> tuple[int, ...]:
+def check_dims_tuple(op: str, name: str, dims: object) -> tuple[int, ...]:
     if not isinstance(dims, (tuple, list)):
         raise TypeError(
             f"{op}: {name} must be a tuple of ints, got {type(dims).__name__} {dims!r}."
@@ -233,7 +233,7 @@ def check_broadcast_dimensions(
     ``0 <= d < len(high)``; sizes are compatible; entries strictly increase.
     Returns the validated tuple.
     """
-    dims = _check_dims_tuple(op, name, dims)
+    dims = check_dims_tuple(op, name, dims)
     if len(dims) != len(low):
         raise ValueError(
             f"{op}: {name}={dims} has {len(dims)} entries but the operand of shape "
@@ -281,7 +281,7 @@ def check_same_rank_dimensions(op: str, ndim: int, dims: object) -> None:
     """Rule 2: with equal ranks, ``dims`` must be None or the identity."""
     if dims is None:
         return
-    dims = _check_dims_tuple(op, "broadcast_dimensions", dims)
+    dims = check_dims_tuple(op, "broadcast_dimensions", dims)
     if dims != tuple(range(ndim)):
         raise ValueError(
             f"{op}: both operands have rank {ndim}, so broadcast_dimensions must be None "
@@ -331,7 +331,7 @@ def sum_to_plan(
         dims = tuple(range(len(shape)))
     elif len(target) == 0:
         if dims not in (None, ()):
-            _check_dims_tuple(op, "broadcast_dimensions", dims)
+            check_dims_tuple(op, "broadcast_dimensions", dims)
             raise ValueError(
                 f"{op}: target shape () is a scalar, so broadcast_dimensions must be None "
                 f"or (), got {tuple(dims)}."  # type: ignore[arg-type]

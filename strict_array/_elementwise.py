@@ -16,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ._array import _PY_SCALARS, Array, _object_new, _wrap
+from ._array import _PY_SCALARS, Array, _object_new, _wrap, result
 from ._broadcasting import (
     broadcast_shapes,
     check_broadcast_dimensions,
+    check_dims_tuple,
     check_same_rank_dimensions,
     numpy_trailing_dimensions,
 )
@@ -135,7 +136,7 @@ def mixed_devices(op: str, d1: Device, d2: Device) -> ValueError:
 
 
 def _scalar_with_dims(op: str, dims: object) -> None:
-    if dims is not None and len(dims) != 0:  # type: ignore[arg-type]
+    if dims is not None and check_dims_tuple(op, "broadcast_dimensions", dims):
         raise ValueError(
             f"{op}: broadcast_dimensions={tuple(dims)} was given but one operand is a "  # type: ignore[arg-type]
             "scalar, which always broadcasts; omit broadcast_dimensions."
@@ -218,13 +219,11 @@ def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
             f"{t1.__name__} and {t2.__name__}."
         )
     try:
-        r = dev.functions[op](a, b)
+        r = dev.function(op)(a, b)
     except ValueError:
         if type(a) is dev.array_type and type(b) is dev.array_type:
             _explain(op, dev, a, b)
         raise
-    except KeyError:
-        r = dev.function(op)(a, b)
     if type(r) is not dev.array_type:
         r = dev.coerce(r)
     out = _object_new(Array)
@@ -435,7 +434,7 @@ def clip(
     x : Array
     min, max : Array or Python scalar, optional
         Bounds; array bounds follow the strict rank rule (equal rank with
-        size-1 broadcasting, or a scalar/0-d array).
+        size-1 broadcasting, or a scalar/0-d array) and must not enlarge ``x``.
 
     Returns
     -------
@@ -452,18 +451,15 @@ def clip(
             if b._device is not x._device:
                 raise mixed_devices("clip", x._device, b._device)
             check_ranks("clip", x, b)
+            if b.ndim == x.ndim and broadcast_shapes("clip", x.shape, b.shape) != x.shape:
+                raise ValueError(
+                    f"clip: {name} of shape {b.shape} would broadcast x of shape {x.shape} "
+                    "to a larger shape; clip keeps the shape of x."
+                )
             bounds.append(b._data)
         else:
             bounds.append(as_scalar(f"clip ({name})", b))
-    r = x._device.ns.clip(x._data, bounds[0], bounds[1])
-    if r.shape != x._data.shape:
-        raise ValueError(
-            f"clip: the bounds would broadcast x of shape {x.shape} to shape "
-            f"{x._device.shape(r)}; clip keeps the shape of x."
-        )
-    if type(r) is not x._device.array_type:
-        r = x._device.coerce(r)
-    return _wrap(r, x._device)
+    return result(x._device.ns.clip(x._data, bounds[0], bounds[1]), x._device)
 
 
 def check_ranks(op: str, *arrays: Array) -> None:
