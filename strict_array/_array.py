@@ -280,16 +280,20 @@ class Array:
     def __getitem__(self, key: Any, /) -> Array:
         tk = type(key)
         # basic indexing goes straight to the backend; anything else is checked
-        if tk is slice or tk is int or (tk is tuple and _basic_key(key)):
-            r = self._data[key]
-            dev = self._device
-            if type(r) is not dev.array_type:
-                r = dev.coerce(r)
-            out = _object_new(Array)
-            out._data = r
-            out._device = dev
-            return out
-        return _indexing.getitem(self, key)
+        if tk is tuple:
+            for k in key:
+                if type(k) not in _BASIC_INDEX_TYPES:
+                    return _indexing.getitem(self, key)
+        elif tk is not slice and tk is not int:
+            return _indexing.getitem(self, key)
+        r = self._data[key]
+        dev = self._device
+        if type(r) is not dev.array_type:
+            r = dev.coerce(r)
+        out = _object_new(Array)
+        out._data = r
+        out._device = dev
+        return out
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         _indexing.setitem(self, key, value)
@@ -302,13 +306,6 @@ _object_new = object.__new__
 _indexing: types.ModuleType
 _namespace: types.ModuleType
 _BASIC_INDEX_TYPES = frozenset({int, slice, type(Ellipsis), type(None)})
-
-
-def _basic_key(key: tuple) -> bool:
-    for k in key:
-        if type(k) not in _BASIC_INDEX_TYPES:
-            return False
-    return True
 
 
 def _wrap(data: Any, device: Device) -> Array:
@@ -339,22 +336,22 @@ def _install_operators() -> None:
         "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
     }  # fmt: skip
     for short, name in binary.items():
-        setattr(Array, f"__{short}__", ew.binary_operator(name))
-        setattr(Array, f"__r{short}__", ew.binary_operator(name, reflected=True))
+        setattr(Array, f"__{short}__", ew.make_binary(name, "forward"))
+        setattr(Array, f"__r{short}__", ew.make_binary(name, "reflected"))
         setattr(Array, f"__i{short}__", ew.inplace_operator(name))
     comparisons = {
         "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
         "gt": "greater", "ge": "greater_equal",
     }  # fmt: skip
     for short, name in comparisons.items():
-        setattr(Array, f"__{short}__", ew.binary_operator(name))
+        setattr(Array, f"__{short}__", ew.make_binary(name, "forward"))
     for short, name in {
         "neg": "negative",
         "pos": "positive",
         "abs": "abs",
         "invert": "bitwise_invert",
     }.items():
-        setattr(Array, f"__{short}__", ew.unary_operator(name))
+        setattr(Array, f"__{short}__", ew.FUNCTIONS[name])
 
     def __matmul__(self: Array, other: Any) -> Array:
         if type(other) is not Array:

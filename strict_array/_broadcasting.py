@@ -157,10 +157,10 @@ def rank_promotion_message(
         f"{op}: operands of shapes {_fmt(shape1)} and {_fmt(shape2)} have different "
         f"ranks ({len(shape1)} and {len(shape2)})"
     )
-    if mode == "raise" and takes_dims:
-        head += " and broadcast_dimensions was not given"
-    else:
+    if mode != "raise":
         head += f"; NumPy-style rank promotion applied (rank-promotion mode {mode!r})"
+    elif takes_dims:
+        head += " and broadcast_dimensions was not given"
     cands = candidate_broadcast_dimensions(low, high)
     trailing = numpy_trailing_dimensions(len(low), len(high))
     parts = [head + "."]
@@ -196,12 +196,38 @@ def rank_promotion_message(
             f"If the {which} operand is a reduction of the other over axis {axes}, "
             "compute it with keepdims=True instead."
         )
-    if mode == "raise":
+    if mode == "raise" and trailing in cands:
         parts.append(
             "To accept NumPy-style rank promotion instead, use "
             "strict_array.rank_promotion('warn') or ('allow')."
         )
     return " ".join(parts)
+
+
+def batch_rank_message(
+    op: str, shape1: Shape, shape2: Shape, core1: int, core2: int, mode: str
+) -> str:
+    """The error or warning text for stacks whose batch parts differ in rank.
+
+    ``core1``/``core2`` trailing axes of each operand are its matrix (or vector)
+    axes; the axes before them are the batch ("stack") axes.
+    """
+    b1, b2 = shape1[: len(shape1) - core1], shape2[: len(shape2) - core2]
+    low = 1 if len(b1) < len(b2) else 2
+    missing = abs(len(b1) - len(b2))
+    head = (
+        f"{op}: operands of shapes {_fmt(shape1)} and {_fmt(shape2)} have batch shapes "
+        f"{_fmt(b1)} and {_fmt(b2)} of different ranks"
+    )
+    if mode != "raise":
+        return head + f"; NumPy-style rank promotion applied (rank-promotion mode {mode!r})."
+    lead = "(None,) * " + str(missing) if missing > 1 else "None"
+    return (
+        f"{head}. Give operand {low} the same number of batch axes first, e.g. "
+        f"x{low}[{lead}, ...] or strict_array.expand_dims(x{low}, axis=0) "
+        "(or broadcast_in_dim to place them), or use strict_array.rank_promotion('warn') "
+        "or ('allow') to accept NumPy-style rank promotion."
+    )
 
 
 def check_dims_tuple(op: str, name: str, dims: object) -> tuple[int, ...]:
@@ -310,13 +336,13 @@ def broadcast_in_dim_shape(op: str, shape: Shape, target: Shape, dims: object) -
 
 def sum_to_plan(
     op: str, shape: Shape, target: Shape, dims: object, mode: str
-) -> tuple[tuple[int, ...], Shape, bool]:
+) -> tuple[tuple[int, ...], tuple[int, ...], bool]:
     """Plan ``sum_to(x, target, dims)`` for ``x`` of shape ``shape`` (section 5).
 
-    Returns ``(axes, expanded, promoted)``: sum ``x`` over ``axes`` with
-    ``keepdims=True``, which gives ``expanded`` (``target`` seen at the rank of
-    ``x``), then reshape to ``target``. ``promoted`` is True when the
-    rank-promotion mode supplied NumPy's trailing alignment (the caller warns).
+    Returns ``(dropped, squeezed, promoted)``: the axes of ``x`` that are not
+    in the target (summed away) and the mapped axes whose target size is 1
+    (summed, kept as size 1). ``promoted`` is True when the rank-promotion mode
+    supplied NumPy's trailing alignment (the caller warns).
     """
     target = tuple(target)
     promoted = False
@@ -362,9 +388,10 @@ def sum_to_plan(
                 + f": target axis {i} has size {_size(t)} but array axis {d} has size "
                 f"{_size(s)}; each target size must equal the array's or be 1."
             )
-    expanded = expand_to_rank(target, len(shape), dims)
-    axes = tuple(a for a in range(len(shape)) if expanded[a] == 1 and shape[a] != 1)
-    return axes, expanded, promoted
+    mapped = set(dims)
+    dropped = tuple(a for a in range(len(shape)) if a not in mapped)
+    squeezed = tuple(d for i, d in enumerate(dims) if target[i] == 1 and shape[d] != 1)
+    return dropped, squeezed, promoted
 
 
 def _alternatives(target: Shape, shape: Shape) -> str:

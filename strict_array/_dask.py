@@ -349,14 +349,15 @@ class DaskDevice(Device):
         chunks = da.core.normalize_chunks(tuple(spec), shape, dtype=data.dtype)
         return da.broadcast_to(data, shape, chunks=chunks)
 
-    def align_to(self, low: da.Array, high: Any, dims: tuple[int, ...]) -> da.Array:
+    def align_to(self, low: da.Array, high: Any) -> da.Array:
         if not isinstance(high, da.Array):
             return low
         # match the large operand's chunks on mapped axes of equal size, so that
         # blockwise never re-splits the large operand; size-1 axes are 1-blocks
+        lead = high.ndim - low.ndim
         target = tuple(
             hc if ls == hs and ls == ls else lc
-            for lc, hc, ls, hs in zip(low.chunks, high.chunks, low.shape, high.shape)
+            for lc, hc, ls, hs in zip(low.chunks, high.chunks[lead:], low.shape, high.shape[lead:])
         )
         return low if target == low.chunks else low.rechunk(target)
 

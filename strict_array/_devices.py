@@ -83,8 +83,8 @@ class Device:
         """Broadcast, read-only, no copy where the backend allows."""
         return self.ns.broadcast_to(data, shape)
 
-    def align_to(self, low: Any, high: Any, dims: tuple[int, ...]) -> Any:
-        """Adapt ``low`` (already at ``high``'s rank) to ``high``'s layout before an op."""
+    def align_to(self, low: Any, high: Any) -> Any:
+        """Adapt ``low`` (aligned with ``high``'s trailing axes) to ``high``'s layout."""
         return low
 
 

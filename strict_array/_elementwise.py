@@ -176,10 +176,12 @@ def _map_into(
     op: str, dev: Device, low: Any, low_shape: tuple, high: Any, high_shape: tuple, dims: object
 ) -> Any:
     dims = check_broadcast_dimensions(op, low_shape, high_shape, dims)
-    # insert size-1 axes where nothing is mapped: a view, no copy
-    mapped = set(dims)
-    key = tuple(slice(None) if d in mapped else None for d in range(len(high_shape)))
-    return dev.align_to(low[key], high, dims)
+    if dims != numpy_trailing_dimensions(len(low_shape), len(high_shape)):
+        # insert size-1 axes where nothing is mapped (a view, no copy); trailing
+        # alignment needs none: the backend adds leading axes itself
+        mapped = set(dims)
+        low = low[tuple(slice(None) if d in mapped else None for d in range(len(high_shape)))]
+    return dev.align_to(low, high)
 
 
 def _explain(op: str, dev: Device, a: Any, b: Any) -> None:
@@ -266,44 +268,6 @@ def assign_inplace(op: str, x: Array, result: Array) -> Array:
 
 
 # --- operator and function factories -------------------------------------------------
-def _foreign(op: str, other: Any) -> Any:
-    """An operator's other operand that is neither an Array nor a Python scalar.
-
-    NumPy scalars become Python scalars; raw NumPy/Dask arrays are refused;
-    anything else gets ``NotImplemented`` so its own reflected operator can run.
-    """
-    if isinstance(other, np.generic):
-        return as_scalar(op, other)
-    if device_of_native(other) is not None:
-        refuse_operand(op, other)
-    return NotImplemented
-
-
-def binary_operator(op: str, *, reflected: bool = False) -> Callable[[Array, Any], Any]:
-    """``Array.__op__`` (or ``__rop__``): calls the namespace function ``op``."""
-    func = FUNCTIONS[op]
-    if reflected:
-
-        def operator(self: Array, other: Any) -> Any:
-            if type(other) not in _PY_SCALARS:
-                other = _foreign(op, other)
-                if other is NotImplemented:
-                    return other
-            return func(other, self)
-
-    else:
-
-        def operator(self: Array, other: Any) -> Any:
-            if type(other) is not Array and type(other) not in _PY_SCALARS:
-                other = _foreign(op, other)
-                if other is NotImplemented:
-                    return other
-            return func(self, other)
-
-    operator.__name__ = f"__{'r' if reflected else ''}{op}__"
-    return operator
-
-
 def inplace_operator(op: str) -> Callable[[Array, Any], Array]:
     """``Array.__iop__``: the namespace function ``op``, stored back into ``self``."""
     func = FUNCTIONS[op]
@@ -314,17 +278,6 @@ def inplace_operator(op: str) -> Callable[[Array, Any], Array]:
         return assign_inplace(op, self, func(self, other))
 
     operator.__name__ = f"__i{op}__"
-    return operator
-
-
-def unary_operator(op: str) -> Callable[[Array], Array]:
-    """``Array.__op__`` for a unary operator: the namespace function ``op``."""
-    func = FUNCTIONS[op]
-
-    def operator(self: Array) -> Array:
-        return func(self)
-
-    operator.__name__ = f"__{op}__"
     return operator
 
 
@@ -369,41 +322,75 @@ Array
 """
 
 
-def _make_binary(op: str, summary: str) -> Callable[..., Array]:
+def make_binary(op: str, operator: str | None = None) -> Callable[..., Any]:
+    """The namespace function ``op``, or its operator (``"forward"``/``"reflected"``).
+
+    One body serves both, with the common cases inlined (apply_binary's fast
+    path minus a call): arrays of one rank on one device, or an array and a
+    Python float/int. An operator returns ``NotImplemented`` for an operand type
+    it does not know, so that type's own reflected operator can run.
+    """
+    reflected = operator == "reflected"
+
     def func(
         x1: ArrayOrScalar,
         x2: ArrayOrScalar,
         /,
         *,
         broadcast_dimensions: tuple[int, ...] | None = None,
-    ) -> Array:
-        # the common cases inlined (as apply_binary's fast path, minus a call):
-        # arrays of one rank on one device, or an array and a Python float/int
+    ) -> Any:
+        if reflected:
+            x1, x2 = x2, x1
         if type(x1) is Array and broadcast_dimensions is None:
             if type(x2) is Array:
-                if x1._device is not x2._device or x1._data.ndim != x2._data.ndim:
+                if x1._device is x2._device and x1._data.ndim == x2._data.ndim:
+                    b: Any = x2._data
+                else:
                     return apply_binary(op, x1, x2)
-                b: Any = x2._data
             elif type(x2) is float or type(x2) is int:
                 b = x2
             else:
-                return apply_binary(op, x1, x2)
-            dev = x1._device
-            try:
-                r = dev.functions[op](x1._data, b)
-            except (ValueError, KeyError):
-                return apply_binary(op, x1, x2)
-            if type(r) is not dev.array_type:
-                r = dev.coerce(r)
-            out = _object_new(Array)
-            out._data = r
-            out._device = dev
-            return out
+                b = _not_array
+            if b is not _not_array:
+                dev = x1._device
+                try:
+                    r = dev.functions[op](x1._data, b)
+                except (ValueError, KeyError):
+                    return apply_binary(op, x1, x2)  # explains, or fills the cache
+                if type(r) is not dev.array_type:
+                    r = dev.coerce(r)
+                out = _object_new(Array)
+                out._data = r
+                out._device = dev
+                return out
+        if operator is not None:
+            other = x1 if reflected else x2
+            if type(other) is not Array and _foreign(op, other):
+                return NotImplemented
         return apply_binary(op, x1, x2, broadcast_dimensions)
 
-    func.__name__ = func.__qualname__ = op
-    func.__doc__ = _BINARY_DOC.format(summary=summary)
+    if operator is None:
+        func.__name__ = func.__qualname__ = op
+        func.__doc__ = _BINARY_DOC.format(summary=BINARY[op])
+    else:
+        func.__name__ = f"__{'r' if reflected else ''}{op}__"
     return func
+
+
+_not_array = object()
+
+
+def _foreign(op: str, other: Any) -> bool:
+    """Whether an operator should leave ``other`` to its own type (NotImplemented).
+
+    Python and NumPy scalars are ours; raw NumPy/Dask arrays are refused with
+    the fix; anything else is foreign.
+    """
+    if type(other) in _PY_SCALARS or isinstance(other, np.generic):
+        return False
+    if device_of_native(other) is not None:
+        refuse_operand(op, other)
+    return True
 
 
 def _make_unary(op: str, summary: str) -> Callable[[Array], Array]:
@@ -417,7 +404,7 @@ def _make_unary(op: str, summary: str) -> Callable[[Array], Array]:
 
 FUNCTIONS: dict[str, Callable[..., Array]] = {
     **{name: _make_unary(name, s) for name, s in UNARY.items()},
-    **{name: _make_binary(name, s) for name, s in BINARY.items()},
+    **{name: make_binary(name) for name in BINARY},
 }
 
 

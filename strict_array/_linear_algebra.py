@@ -16,7 +16,7 @@ from ._modes import promote_or_raise
 def check_batch_ranks(op: str, x1: Array, x2: Array, core1: int = 2, core2: int = 2) -> None:
     """Stacks of matrices (``core`` axes each) whose batch parts differ in rank."""
     if x1.ndim - core1 != x2.ndim - core2:
-        promote_or_raise(op, x1.shape, x2.shape, takes_dims=False)
+        promote_or_raise(op, x1.shape, x2.shape, core=(core1, core2))
 
 
 def matmul(x1: Array, x2: Array, /) -> Array:
@@ -67,5 +67,5 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot product of vectors along ``axis`` (conjugating ``x1``); equal ranks required."""
     dev = common_device("vecdot", (x1, x2))
     if x1.ndim != x2.ndim:
-        promote_or_raise("vecdot", x1.shape, x2.shape, takes_dims=False)
+        check_batch_ranks("vecdot", x1, x2, 1, 1)
     return result(dev.ns.vecdot(x1._data, x2._data, axis=axis), dev)

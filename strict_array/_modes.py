@@ -16,7 +16,12 @@ from contextvars import ContextVar
 from types import FrameType
 from typing import Any, Literal
 
-from ._broadcasting import RankPromotionError, RankPromotionWarning, rank_promotion_message
+from ._broadcasting import (
+    RankPromotionError,
+    RankPromotionWarning,
+    batch_rank_message,
+    rank_promotion_message,
+)
 
 Mode = Literal["raise", "warn", "allow"]
 MODES: tuple[str, ...] = ("raise", "warn", "allow")
@@ -130,7 +135,14 @@ def caller_frame() -> FrameType | None:
     return frame
 
 
-def promote_or_raise(op: str, shape1: tuple, shape2: tuple, *, takes_dims: bool = True) -> None:
+def promote_or_raise(
+    op: str,
+    shape1: tuple,
+    shape2: tuple,
+    *,
+    takes_dims: bool = True,
+    core: tuple[int, int] | None = None,
+) -> None:
     """Apply the mode to one rank promotion about to happen: raise, warn, or pass.
 
     An active ``audit()`` records the promotion and lets it through.
@@ -142,7 +154,10 @@ def promote_or_raise(op: str, shape1: tuple, shape2: tuple, *, takes_dims: bool 
     mode = get_rank_promotion()
     if mode == "allow":
         return
-    message = rank_promotion_message(op, shape1, shape2, mode, takes_dims=takes_dims)
+    if core is None:
+        message = rank_promotion_message(op, shape1, shape2, mode, takes_dims=takes_dims)
+    else:  # stacks of matrices or vectors: only the batch axes promote
+        message = batch_rank_message(op, shape1, shape2, core[0], core[1], mode)
     if mode == "raise":
         raise RankPromotionError(message)
     warnings.warn(message, RankPromotionWarning, stacklevel=caller_stacklevel())

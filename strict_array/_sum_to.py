@@ -54,14 +54,15 @@ def sum_to(x: Array, /, shape: Any, broadcast_dimensions: Any = None) -> Array:
     """
     x = expect_array("sum_to", x)
     target = as_shape(shape, "sum_to")
-    axes, _expanded, promoted = sum_to_plan(
+    dropped, squeezed, promoted = sum_to_plan(
         "sum_to", x.shape, target, broadcast_dimensions, effective_mode()
     )
     if promoted:
         promote_or_raise("sum_to", x.shape, target)
-    data = x._data
-    if axes:
-        data = x._device.ns.sum(data, axis=axes, keepdims=True, dtype=x.dtype)
-    if data.shape != target:
-        data = data.reshape(target)
-    return result(data, x._device)
+    data, dev = x._data, x._device
+    if squeezed:  # some kept axes shrink to 1: keep them, then drop the others
+        data = dev.ns.sum(data, axis=dropped + squeezed, keepdims=True, dtype=x.dtype)
+        return result(data.reshape(target), dev)
+    if dropped:  # only whole axes go: one reduction, no reshape (no extra graph layer)
+        data = dev.ns.sum(data, axis=dropped, dtype=x.dtype)
+    return result(data, dev)
