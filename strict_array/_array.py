@@ -142,6 +142,15 @@ class Array:
         return n
 
     @property
+    def chunks(self) -> tuple[tuple[int, ...], ...] | None:
+        """Chunk sizes along each axis on a chunked device (``DASK``); None on ``CPU``.
+
+        Not part of the standard. Choose chunks with ``asarray(..., chunks=)`` or
+        ``to_device(..., chunks=)``.
+        """
+        return self._device.chunks(self._data)
+
+    @property
     def T(self) -> Array:
         """Transpose of a 2-D array (use :attr:`mT` or ``permute_dims`` for other ranks)."""
         if self.ndim != 2:
@@ -186,8 +195,8 @@ class Array:
         if stream is not None:
             raise ValueError("to_device: stream must be None; no strict_array device has streams.")
         target = as_device(device, "to_device")
-        if target is self._device and chunks is None:
-            return self
+        if target is self._device:  # at most a lazy re-chunking
+            return self if chunks is None else _wrap(target.rechunk(self._data, chunks), target)
         return _wrap(target.from_numpy(self._device.to_numpy(self._data), chunks), target)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:

@@ -104,7 +104,7 @@ class AuditReport:
             "  ".join("-" * w for w in widths),
         ]
         lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
-        return "\n".join(lines)
+        return "\n".join(line.rstrip() for line in lines)
 
     __repr__ = __str__
 

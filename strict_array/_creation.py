@@ -59,9 +59,9 @@ def asarray(
     else:
         src = device_of_native(obj)
         data = obj
-    if src is not None and (target is None or target is src) and chunks is None:
-        # already on its device: convert dtype / copy there, lazily if lazy
-        out = src.ns.asarray(data, dtype=dtype, copy=copy)
+    if src is not None and (target is None or target is src):
+        # already on its device: convert dtype / copy / chunks there, lazily if lazy
+        out = src.rechunk(src.ns.asarray(data, dtype=dtype, copy=copy), chunks)
         _check_kind(out.dtype, obj)
         return result(out, src)
     if copy is False and src is not None:

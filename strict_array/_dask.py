@@ -327,6 +327,12 @@ class DaskDevice(Device):
     def to_numpy(self, data: da.Array) -> np.ndarray:
         return compute(data)
 
+    def rechunk(self, data: da.Array, chunks: Any) -> da.Array:
+        return data if chunks is None else data.rechunk(chunks)
+
+    def chunks(self, data: da.Array) -> tuple[tuple[int, ...], ...]:
+        return data.chunks
+
     def shape(self, data: da.Array) -> tuple[int | None, ...]:
         return tuple(None if s != s else s for s in data.shape)  # NaN -> None
 

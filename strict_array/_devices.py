@@ -70,6 +70,14 @@ class Device:
         """Materialise data as a NumPy array (computes on lazy devices)."""
         raise NotImplementedError
 
+    def rechunk(self, data: Any, chunks: Any) -> Any:
+        """The same data with new chunks (lazily, on a chunked device)."""
+        raise NotImplementedError
+
+    def chunks(self, data: Any) -> tuple[tuple[int, ...], ...] | None:
+        """The chunk sizes along each axis, or None on an unchunked device."""
+        return None
+
     def shape(self, data: Any) -> tuple[int | None, ...]:
         """Shape with unknown sizes as ``None``."""
         return data.shape
@@ -106,12 +114,15 @@ class NumPyDevice(Device):
         return np.asarray(obj)
 
     def from_numpy(self, arr: np.ndarray, chunks: Any = None) -> np.ndarray:
+        return self.rechunk(arr, chunks)
+
+    def rechunk(self, data: np.ndarray, chunks: Any) -> np.ndarray:
         if chunks is not None:
             raise ValueError(
                 f"chunks={chunks!r} only applies to a chunked device such as "
                 "strict_array.DASK, not strict_array.CPU."
             )
-        return arr
+        return data
 
     def to_numpy(self, data: np.ndarray) -> np.ndarray:
         return data

@@ -106,8 +106,16 @@ def broadcast_to(x: Array, /, shape: Any) -> Array:
     """
     x = expect_array("broadcast_to", x)
     shape = as_shape(shape, "broadcast_to")
-    if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
-        raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}.")
+    try:
+        fits = len(shape) >= x.ndim and broadcast_shapes(x.shape, shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"broadcast_to: cannot broadcast shape {x.shape} to {shape} with NumPy's "
+            "trailing alignment: each of x's sizes must equal the target's last sizes "
+            "or be 1. Use broadcast_in_dim to map x's axes elsewhere."
+        )
     return result(x._device.broadcast_to(x._data, shape), x._device)
 
 

@@ -255,3 +255,16 @@ def test_graph_building_time_close_to_raw():
 
 def test_dask_config_untouched():
     assert dask.config.get("array.chunk-size") is not None
+
+
+def test_rechunking_on_dask_stays_lazy():
+    x = xp.asarray(da.ones((12, 4), chunks=(4, 4)))
+    counter = CountTasks()
+    with counter:
+        y = x.to_device(xp.DASK, chunks=(6, 2))
+        z = xp.asarray(x._data, chunks=(3, 4))
+    assert counter.count == 0
+    assert y.chunks == ((6, 6), (2, 2)) and z.chunks == ((3, 3, 3, 3), (4,))
+    assert xp.asarray(np.ones(3)).chunks is None
+    with pytest.raises(ValueError, match="chunked device"):
+        xp.ones(3).to_device(xp.CPU, chunks=2)
