@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import types
 from collections.abc import Iterator
@@ -39,6 +40,33 @@ import numpy as np
 from ._broadcasting import broadcast_shapes
 from ._devices import Device
 from ._elementwise import BINARY
+
+
+def _gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
+    """``da.apply_gufunc`` with the chunks prepared here rather than by Dask.
+
+    Each argument's core axes are gathered into one chunk and the loop (batch)
+    axes of all arguments share one chunking. Doing it here rather than with
+    ``allow_rechunk=True`` also works when a core axis has size 0 (where Dask's
+    own re-chunking divides by zero).
+    """
+    groups = re.findall(r"\(([^)]*)\)", signature.split("->")[0])
+    cores = [0 if not g.strip() else g.count(",") + 1 for g in groups]
+    loops = [a.ndim - n for a, n in zip(args, cores)]
+    width = max(loops)
+    loop_chunks: dict[int, tuple[int, ...]] = {}
+    for a, n_loop in zip(args, loops):
+        for j in range(n_loop):
+            if a.shape[j] != 1:
+                loop_chunks.setdefault(width - n_loop + j, a.chunks[j])
+    prepared = []
+    for a, n_core, n_loop in zip(args, cores, loops):
+        spec: dict[int, Any] = {a.ndim - 1 - k: -1 for k in range(n_core)}
+        for j in range(n_loop):
+            if a.shape[j] != 1:
+                spec[j] = loop_chunks[width - n_loop + j]
+        prepared.append(a.rechunk(spec) if spec else a)
+    return da.apply_gufunc(func, signature, *prepared, allow_rechunk=False, **kwargs)
 
 
 def _real(dtype: np.dtype) -> np.dtype:
@@ -87,15 +115,13 @@ def _per_matrix(name: str) -> Any:
             if isinstance(kwargs.get(key), da.Array):
                 kwargs[key] = kwargs[key].compute()  # a small tolerance array
         dtypes = [f(x.dtype) for f in out_dtypes]
-        out = da.apply_gufunc(
+        return _gufunc(
             lambda a: _plain(kernel(a, *args, **kwargs)),
             signature,
             x,
             output_dtypes=dtypes if len(dtypes) > 1 else dtypes[0],
             output_sizes={"k": min(x.shape[-2:])},
-            allow_rechunk=True,
         )
-        return out
 
     return apply
 
@@ -109,13 +135,12 @@ def _svd(x: da.Array, /, *, full_matrices: bool = True) -> tuple:
 
     m, n = x.shape[-2:]
     signature = "(m,n)->(m,m),(k),(n,n)" if full_matrices else "(m,n)->(m,k),(k),(k,n)"
-    return da.apply_gufunc(
+    return _gufunc(
         lambda a: tuple(cnp.linalg.svd(a, full_matrices=full_matrices)),
         signature,
         x,
         output_dtypes=(x.dtype, _real(x.dtype), x.dtype),
         output_sizes={"k": min(m, n)},
-        allow_rechunk=True,
     )
 
 
@@ -124,52 +149,80 @@ def _qr(x: da.Array, /, *, mode: str = "reduced") -> tuple:
 
     m, n = x.shape[-2:]
     signature = "(m,n)->(m,k),(k,n)" if mode == "reduced" else "(m,n)->(m,m),(m,n)"
-    return da.apply_gufunc(
+    return _gufunc(
         lambda a: tuple(cnp.linalg.qr(a, mode=mode)),
         signature,
         x,
         output_dtypes=(x.dtype, x.dtype),
         output_sizes={"k": min(m, n)},
-        allow_rechunk=True,
     )
 
 
 def _solve(x1: da.Array, x2: da.Array, /) -> da.Array:
     signature = "(m,m),(m)->(m)" if x2.ndim == 1 else "(m,m),(m,k)->(m,k)"
-    return da.apply_gufunc(
+    return _gufunc(
         np.linalg.solve,
         signature,
         x1,
         x2,
         output_dtypes=np.result_type(x1.dtype, x2.dtype),
-        allow_rechunk=True,
     )
 
 
 def _cross(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
     a, b = da.moveaxis(x1, axis, -1), da.moveaxis(x2, axis, -1)
-    out = da.apply_gufunc(
+    out = _gufunc(
         lambda p, q: np.cross(p, q, axis=-1),
         "(k),(k)->(k)",
         a,
         b,
         output_dtypes=np.result_type(x1.dtype, x2.dtype),
-        allow_rechunk=True,
     )
     return da.moveaxis(out, -1, axis)
 
 
 def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da.Array:
     a, i = da.moveaxis(x, axis, -1), da.moveaxis(indices, axis, -1)
-    out = da.apply_gufunc(
+    out = _gufunc(
         lambda p, q: np.take_along_axis(p, q, axis=-1),
         "(n),(k)->(k)",
         a,
         i,
         output_dtypes=x.dtype,
-        allow_rechunk=True,
     )
     return da.moveaxis(out, -1, axis)
+
+
+def _with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
+    """Correct the reported shape of integer-array indexing along ``axis``.
+
+    Dask reports the input's size instead of the index's when the indexed axis
+    is one chunk and the index has length 1 (dask/dask#6709); the computed
+    blocks are right, so only the metadata is rebuilt.
+    """
+    n = index.shape[0]
+    if n != n or out.shape[axis] == n or out.numblocks[axis] != 1:
+        return out
+    chunks = out.chunks[:axis] + ((n,),) + out.chunks[axis + 1 :]
+    return da.Array(out.dask, out.name, chunks, meta=out._meta)
+
+
+def _take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Array:
+    axis = 0 if axis is None else axis % x.ndim
+    return _with_index_length(compat.take(x, indices, axis=axis), axis, indices)  # type: ignore[attr-defined]
+
+
+def _searchsorted(
+    x1: da.Array, x2: Any, /, *, side: str = "left", sorter: da.Array | None = None
+) -> da.Array:
+    if sorter is not None:  # Dask has no sorter: search the sorted view instead
+        x1 = _take(x1, sorter)
+    if not isinstance(x2, da.Array):
+        x2 = da.asarray(np.asarray(x2, dtype=x1.dtype))
+    if x2.ndim == 0:  # Dask's block search needs at least one axis
+        found = compat.searchsorted(x1, x2.reshape((1,)), side=side)  # type: ignore[attr-defined]
+        return found.reshape(())
+    return compat.searchsorted(x1, x2, side=side)  # type: ignore[attr-defined]
 
 
 def _reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> da.Array:
@@ -213,6 +266,8 @@ def _namespace() -> types.SimpleNamespace:
     for name in ("fftn", "ifftn", "rfftn", "irfftn"):
         setattr(ns.fft, name, _single_chunk_fft(getattr(compat.fft, name), multi=True))  # type: ignore[attr-defined]
     ns.reshape = _reshape
+    ns.take = _take
+    ns.searchsorted = _searchsorted
     ns.linalg = types.SimpleNamespace(
         **{k: v for k, v in vars(compat.linalg).items() if not k.startswith("__")}  # type: ignore[attr-defined]
     )
@@ -320,6 +375,20 @@ class DaskDevice(Device):
 
     def coerce(self, obj: Any) -> da.Array:
         return da.asarray(obj)
+
+    def getitem(self, data: da.Array, key: Any) -> da.Array:
+        out = data[key]
+        parts = key if isinstance(key, tuple) else (key,)
+        arrays = [i for i, k in enumerate(parts) if isinstance(k, da.Array)]
+        rest_is_full = all(
+            k is Ellipsis or k == slice(None) for k in parts if not isinstance(k, da.Array)
+        )
+        if len(arrays) == 1 and rest_is_full and parts[arrays[0]].dtype.kind in "iu":
+            (p,) = arrays
+            axis = p if Ellipsis not in parts[:p] else data.ndim - (len(parts) - p)
+            if parts[p].ndim == 1:
+                out = _with_index_length(out, axis, parts[p])
+        return out
 
     def from_numpy(self, arr: np.ndarray, chunks: Any = None) -> da.Array:
         return da.from_array(arr, chunks="auto" if chunks is None else chunks)

@@ -82,6 +82,10 @@ class Device:
         """Shape with unknown sizes as ``None``."""
         return data.shape
 
+    def getitem(self, data: Any, key: Any) -> Any:
+        """``data[key]`` for keys holding index arrays (basic keys skip this)."""
+        return data[key]
+
     def assign(self, data: Any, key: Any, value: Any) -> Any:
         """``data[key] = value``; returns the array now holding the result."""
         data[key] = value

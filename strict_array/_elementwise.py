@@ -420,33 +420,26 @@ def clip(
     ----------
     x : Array
     min, max : Array or Python scalar, optional
-        Bounds; array bounds follow the strict rank rule (equal rank with
-        size-1 broadcasting, or a scalar/0-d array) and must not enlarge ``x``.
+        Bounds. ``x`` and array bounds follow the strict rank rule together:
+        equal ranks with size-1 broadcasting, a 0-d array broadcasting freely.
 
     Returns
     -------
     Array
-        Same shape and dtype as ``x``.
+        ``x`` broadcast with the array bounds, with ``x``'s dtype.
     """
     if type(x) is not Array:
         refuse_operand("clip", x)
-    bounds: list[Any] = []
-    for name, b in (("min", min), ("max", max)):
-        if b is None:
-            bounds.append(None)
-        elif type(b) is Array:
-            if b._device is not x._device:
-                raise mixed_devices("clip", x._device, b._device)
-            check_ranks("clip", x, b)
-            if b.ndim == x.ndim and broadcast_shapes("clip", x.shape, b.shape) != x.shape:
-                raise ValueError(
-                    f"clip: {name} of shape {b.shape} would broadcast x of shape {x.shape} "
-                    "to a larger shape; clip keeps the shape of x."
-                )
-            bounds.append(b._data)
-        else:
-            bounds.append(as_scalar(f"clip ({name})", b))
-    return result(x._device.ns.clip(x._data, bounds[0], bounds[1]), x._device)
+    arrays = [b for b in (min, max) if type(b) is Array]
+    for b in arrays:
+        if b._device is not x._device:
+            raise mixed_devices("clip", x._device, b._device)
+    check_ranks("clip", x, *arrays)
+    bounds = [
+        None if b is None else b._data if type(b) is Array else as_scalar(f"clip ({name})", b)
+        for name, b in (("min", min), ("max", max))
+    ]
+    return result(x._device.ns.clip(x._data, *bounds), x._device)
 
 
 def check_ranks(op: str, *arrays: Array) -> None:

@@ -45,7 +45,7 @@ def _key(op: str, x: Array, key: Any) -> Any:
 
 def getitem(x: Array, key: Any) -> Array:
     """``x[key]``: basic, integer-array and boolean indexing."""
-    return result(x._data[_key("__getitem__", x, key)], x._device)
+    return result(x._device.getitem(x._data, _key("__getitem__", x, key)), x._device)
 
 
 def setitem(x: Array, key: Any, value: Any) -> None:
@@ -93,8 +93,10 @@ def _check_scalar_kind(op: str, dtype: np.dtype, v: Any) -> None:
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     """Elements of ``x`` at integer ``indices`` along ``axis`` (required unless ``x`` is 1-D)."""
     dev = common_device("take", (x, indices))
-    if axis is None and x.ndim != 1:
-        raise ValueError(f"take: axis is required for a {x.ndim}-D array.")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take: axis is required for a {x.ndim}-D array.")
+        axis = 0
     return result(dev.ns.take(x._data, indices._data, axis=axis), dev)
 
 

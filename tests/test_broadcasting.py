@@ -300,9 +300,13 @@ def test_where_and_clip(device):
         xp.where(on(device, np.array([True, False, True])), x, 0.0)
     with pytest.raises(RankPromotionError, match="clip"):
         xp.clip(x, on(device, np.zeros(3)), 1.0)
+    with pytest.raises(RankPromotionError, match="clip"):  # min against max, too
+        xp.clip(on(device, np.float64(0.5)), on(device, np.zeros(3)), x)
     np.testing.assert_array_equal(
         to_numpy(xp.clip(x, on(device, np.zeros((1, 3))), 0.5)), np.full((2, 3), 0.5)
     )
+    # x broadcasts with same-rank bounds, as the standard says
+    assert xp.clip(on(device, np.zeros((2, 1))), on(device, np.ones((1, 3)))).shape == (2, 3)
 
 
 def test_inplace_keeps_shape_and_dtype(device):

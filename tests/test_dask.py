@@ -268,3 +268,23 @@ def test_rechunking_on_dask_stays_lazy():
     assert xp.asarray(np.ones(3)).chunks is None
     with pytest.raises(ValueError, match="chunked device"):
         xp.ones(3).to_device(xp.CPU, chunks=2)
+
+
+def test_dask_indexing_workarounds():
+    """Length-1 index arrays (dask/dask#6709), scalar and sorter searches, empty matrices."""
+    a = xp.asarray(np.arange(6.0).reshape(2, 3), device=xp.DASK)
+    i = xp.asarray(np.array([1]), device=xp.DASK)
+    for r, expected in [
+        (xp.take(a, i, axis=0), (1, 3)),
+        (xp.take(a, i, axis=1), (2, 1)),
+        (a[i], (1, 3)),
+        (a[:, i], (2, 1)),
+        (a[..., i], (2, 1)),
+    ]:
+        assert r.shape == expected == np.asarray(r).shape
+    v = xp.asarray(np.array([3.0, 1.0, 2.0]), device=xp.DASK)
+    found = xp.searchsorted(v, xp.asarray(np.array([2.5]), device=xp.DASK), sorter=xp.argsort(v))
+    np.testing.assert_array_equal(np.asarray(found), [2])
+    assert int(xp.searchsorted(xp.sort(v), 2.0, side="right")) == 2
+    empty = xp.zeros((2, 0, 0), device=xp.DASK)
+    assert np.asarray(xp.linalg.inv(empty)).shape == (2, 0, 0)

@@ -20,7 +20,9 @@ def test_doc_examples(page):
         raise_on_error=False,
         verbose=False,
     )
-    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {page.name}"
+    assert result.failed == 0, (
+        f"{result.failed} of {result.attempted} examples failed in {page.name}"
+    )
 
 
 def test_docstring_examples():
