@@ -3,17 +3,22 @@
 Timing: every contender of a row is a ``timeit.Timer``; its loop count is
 calibrated once so that one *block* takes at least ``--block-ms``. Then, for
 each repeat, every contender runs one block, in a rotated order (interleaving:
-a burst of noise from another process hits all contenders alike). Per contender
-the per-call times of the repeats are cut into ``--groups`` consecutive groups;
-the reported time is the **minimum over groups of the group median**
-("min of medians"): the median rejects single outliers within a group, the
-minimum picks the quietest stretch of the run. Ratios are taken between these
-statistics of the same run.
+a burst of noise from another process hits all contenders alike).
+
+Statistic, "min of medians, taken jointly": the repeats are cut into ``--groups``
+consecutive groups; in each group every contender gets the median of its per-call
+times; the reported times are those of the *quietest group*, the one whose medians
+have the smallest geometric mean over the contenders. The median rejects outliers
+inside a group; taking all contenders from the same group keeps them side by side
+(on a 2-vCPU machine a busy sibling thread slows everything by up to 2x for seconds,
+so independent minima could pair a quiet stretch of one contender with a noisy one
+of another). Ratios are taken between these times.
 """
 
 from __future__ import annotations
 
 import gc
+import math
 import os
 import platform
 import statistics
@@ -43,12 +48,19 @@ def calibrate(t: timeit.Timer, block_s: float) -> int:
         number = max(number + 1, int(number * min(10.0, 1.2 * block_s / max(elapsed, 1e-9))))
 
 
-def min_of_medians(samples: Sequence[float], groups: int) -> float:
-    """Cut ``samples`` into ``groups`` consecutive groups; the smallest group median."""
-    groups = max(1, min(groups, len(samples)))
-    size = len(samples) // groups
-    chunks = [samples[i * size : (i + 1) * size] for i in range(groups)]
-    return min(statistics.median(c) for c in chunks)
+def min_of_medians(samples: dict[str, Sequence[float]], groups: int) -> dict[str, float]:
+    """Per contender, its median in the quietest group (see the module docstring)."""
+    n = min(len(v) for v in samples.values())
+    groups = max(1, min(groups, n))
+    size = n // groups
+    best, best_score = None, math.inf
+    for g in range(groups):
+        med = {k: statistics.median(v[g * size : (g + 1) * size]) for k, v in samples.items()}
+        score = sum(math.log(max(m, 1e-12)) for m in med.values())
+        if score < best_score:
+            best, best_score = med, score
+    assert best is not None
+    return best
 
 
 def compare(
@@ -74,7 +86,7 @@ def compare(
         order = names[r % len(names) :] + names[: r % len(names)]
         for k in order:  # timeit turns the garbage collector off while timing
             samples[k].append(contenders[k].timeit(numbers[k]) / numbers[k])
-    return {k: min_of_medians(samples[k], groups) for k in names}
+    return min_of_medians(samples, groups)
 
 
 def interleaved_runs(
@@ -90,7 +102,7 @@ def interleaved_runs(
             t0 = time.perf_counter()
             contenders[k]()
             samples[k].append(time.perf_counter() - t0)
-    return {k: min_of_medians(samples[k], groups) for k in names}
+    return min_of_medians(samples, groups)
 
 
 # --- memory ----------------------------------------------------------------------------
