@@ -111,17 +111,25 @@ def _per_matrix(name: str) -> Any:
     kernel = getattr(cnp.linalg, name)
 
     def apply(x: da.Array, *args: Any, **kwargs: Any) -> Any:
-        for key in ("rtol",):
-            if isinstance(kwargs.get(key), da.Array):
-                kwargs[key] = kwargs[key].compute()  # a small tolerance array
         dtypes = [f(x.dtype) for f in out_dtypes]
-        return _gufunc(
-            lambda a: _plain(kernel(a, *args, **kwargs)),
-            signature,
-            x,
-            output_dtypes=dtypes if len(dtypes) > 1 else dtypes[0],
-            output_sizes={"k": min(x.shape[-2:])},
-        )
+        common = {
+            "output_dtypes": dtypes if len(dtypes) > 1 else dtypes[0],
+            "output_sizes": {"k": min(x.shape[-2:])},
+        }
+        rtol = kwargs.pop("rtol", None)
+        if isinstance(rtol, da.Array):
+            # a tolerance per matrix: one more (loop-only) argument, lazily
+            inputs, outputs = signature.split("->")
+            return _gufunc(
+                lambda a, r: _plain(kernel(a, *args, rtol=r, **kwargs)),
+                f"{inputs},()->{outputs}",
+                x,
+                rtol,
+                **common,
+            )
+        if rtol is not None:
+            kwargs["rtol"] = rtol
+        return _gufunc(lambda a: _plain(kernel(a, *args, **kwargs)), signature, x, **common)
 
     return apply
 

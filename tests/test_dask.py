@@ -68,6 +68,10 @@ CASES = {
     "slogdet": lambda x, v, sq, spd, i: xp.linalg.slogdet(sq).logabsdet,
     "pinv": lambda x, v, sq, spd, i: xp.linalg.pinv(x),
     "matrix_rank": lambda x, v, sq, spd, i: xp.linalg.matrix_rank(sq),
+    "matrix_rank_rtol_array": lambda x, v, sq, spd, i: xp.linalg.matrix_rank(
+        sq, rtol=xp.abs(sq[:, 0, 0]) * 0.0 + 0.5
+    ),
+    "pinv_rtol_array": lambda x, v, sq, spd, i: xp.linalg.pinv(sq, rtol=xp.abs(sq[:, 0, 0]) * 0.1),
     "qr_R_abs": lambda x, v, sq, spd, i: xp.abs(xp.linalg.qr(sq).R),
     "vector_norm": lambda x, v, sq, spd, i: xp.linalg.vector_norm(x, axis=1),
     "cross": lambda x, v, sq, spd, i: xp.linalg.cross(sq, sq[:, ::-1, :]),
