@@ -155,6 +155,7 @@ def test_unknown_sizes():
     with pytest.raises(RankPromotionError):
         y + xp.ones((2, 5), device=xp.DASK)  # ranks are always known
     np.testing.assert_array_equal(to_numpy(z), np.arange(5, 10) * 3.0)
+    assert xp.zeros_like(y).shape == (None,) and xp.full_like(y, 2.0).chunks == y.chunks
     with pytest.raises(ValueError, match="unknown"):
         xp.broadcast_shapes((None, 3), (4, 3))
     counter = CountTasks()
