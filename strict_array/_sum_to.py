@@ -60,9 +60,11 @@ def sum_to(x: Array, /, shape: Any, broadcast_dimensions: Any = None) -> Array:
     if promoted:
         promote_or_raise("sum_to", x.shape, target)
     data, dev = x._data, x._device
+    # integers would be summed in (u)int64 by default; floats already keep their dtype
+    dtype = x.dtype if x.dtype.kind in "biu" else None
     if squeezed:  # some kept axes shrink to 1: keep them, then drop the others
-        data = dev.ns.sum(data, axis=dropped + squeezed, keepdims=True, dtype=x.dtype)
+        data = dev.ns.sum(data, axis=dropped + squeezed, keepdims=True, dtype=dtype)
         return result(data.reshape(target), dev)
     if dropped:  # only whole axes go: one reduction, no reshape (no extra graph layer)
-        data = dev.ns.sum(data, axis=dropped, dtype=x.dtype)
+        data = dev.ns.sum(data, axis=dropped, dtype=dtype)
     return result(data, dev)
