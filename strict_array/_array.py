@@ -295,7 +295,10 @@ class Array:
                     return _indexing.getitem(self, key)
         elif tk is not slice and tk is not int:
             return _indexing.getitem(self, key)
-        r = self._data[key]
+        try:
+            r = self._data[key]
+        except TypeError:  # e.g. Array slice bounds a backend will not __index__
+            return _indexing.getitem(self, key)
         dev = self._device
         if type(r) is not dev.array_type:
             r = dev.coerce(r)

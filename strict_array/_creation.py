@@ -59,6 +59,14 @@ def asarray(
     else:
         src = device_of_native(obj)
         data = obj
+    if (
+        type(obj) is Array
+        and copy is not True
+        and chunks is None
+        and dtype in (None, obj.dtype)
+        and target in (None, obj._device)
+    ):
+        return obj  # nothing to change: the same array (writes through it stay visible)
     if src is not None and (target is None or target is src):
         # already on its device: convert dtype / copy / chunks there, lazily if lazy
         out = src.rechunk(src.ns.asarray(data, dtype=dtype, copy=copy), chunks)

@@ -53,6 +53,13 @@ def _gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
     groups = re.findall(r"\(([^)]*)\)", signature.split("->")[0])
     cores = [0 if not g.strip() else g.count(",") + 1 for g in groups]
     loops = [a.ndim - n for a, n in zip(args, cores)]
+    batch = np.broadcast_shapes(*(a.shape[:n] for a, n in zip(args, loops)))
+    if 0 in batch:  # Dask refuses a size-1 loop axis against a size-0 one
+        args = tuple(
+            da.broadcast_to(a, batch + a.shape[n:]) if a.shape[:n] != batch else a
+            for a, n in zip(args, loops)
+        )
+        loops = [len(batch)] * len(args)
     width = max(loops)
     loop_chunks: dict[int, tuple[int, ...]] = {}
     for a, n_loop in zip(args, loops):
@@ -233,6 +240,72 @@ def _searchsorted(
     return compat.searchsorted(x1, x2, side=side)  # type: ignore[attr-defined]
 
 
+def _auto_chunks(shape: tuple) -> Any:
+    """Dask's automatic chunking, except for empty arrays (where it divides by zero)."""
+    return -1 if 0 in shape else "auto"
+
+
+def _creation(name: str) -> Any:
+    """zeros/ones/empty/full with chunks that also work for empty shapes."""
+    make = getattr(da, name)
+
+    def create(shape: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> da.Array:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        return make(shape, *args, dtype=dtype, chunks=_auto_chunks(shape))
+
+    return create
+
+
+def _eye(
+    n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, **kwargs: Any
+) -> da.Array:
+    # Dask's eye mis-builds its graph when n_rows != n_cols and divides by zero for
+    # empty shapes: build it block by block from NumPy's eye instead
+    shape = (n_rows, n_rows if n_cols is None else n_cols)
+    dtype = np.dtype(np.float64 if dtype is None else dtype)
+    chunks = da.core.normalize_chunks(_auto_chunks(shape), shape, dtype=dtype)
+
+    def block(block_info: Any = None) -> np.ndarray:
+        (r0, r1), (c0, c1) = block_info[None]["array-location"]
+        return np.eye(r1 - r0, c1 - c0, k=k + r0 - c0, dtype=dtype)
+
+    return da.map_blocks(block, chunks=chunks, dtype=dtype, meta=np.empty((0, 0), dtype))
+
+
+def _linspace(
+    start: Any, stop: Any, /, num: int, *, endpoint: bool = True, **kwargs: Any
+) -> da.Array:
+    out = compat.linspace(start, stop, num, endpoint=endpoint, **kwargs)  # type: ignore[attr-defined]
+    if endpoint and num > 1:  # Dask accumulates steps per block; NumPy ends exactly at stop
+        last = da.arange(num, chunks=out.chunks) == num - 1
+        out = da.where(last, da.asarray(stop, dtype=out.dtype), out)
+    return out
+
+
+def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Array:
+    if axis is None:
+        x, axis = _reshape(x, (-1,)), 0
+    if x.shape[axis] == 0:
+        return x
+    return compat.repeat(x, repeats, axis=axis)  # type: ignore[attr-defined]
+
+
+def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
+    if 0 in x.shape:
+        return x
+    return compat.roll(x, shift, axis=axis)  # type: ignore[attr-defined]
+
+
+def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
+    # Dask contracts the wrong axes for negative entries, and sums small integers
+    # in (u)int64: normalise the axes and keep the promoted dtype
+    if not isinstance(axes, int):
+        axes = (tuple(a % x1.ndim for a in axes[0]), tuple(b % x2.ndim for b in axes[1]))
+    out = compat.tensordot(x1, x2, axes=axes)  # type: ignore[attr-defined]
+    dtype = np.result_type(x1.dtype, x2.dtype)
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
 def _reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> da.Array:
     try:
         return compat.reshape(x, shape, copy=copy)  # type: ignore[attr-defined]
@@ -274,6 +347,13 @@ def _namespace() -> types.SimpleNamespace:
     for name in ("fftn", "ifftn", "rfftn", "irfftn"):
         setattr(ns.fft, name, _single_chunk_fft(getattr(compat.fft, name), multi=True))  # type: ignore[attr-defined]
     ns.reshape = _reshape
+    for name in ("zeros", "ones", "empty", "full"):
+        setattr(ns, name, _creation(name))
+    ns.eye = _eye
+    ns.linspace = _linspace
+    ns.repeat = _repeat
+    ns.roll = _roll
+    ns.tensordot = _tensordot
     ns.take = _take
     ns.searchsorted = _searchsorted
     ns.linalg = types.SimpleNamespace(
@@ -385,6 +465,9 @@ class DaskDevice(Device):
         return da.asarray(obj)
 
     def getitem(self, data: da.Array, key: Any) -> da.Array:
+        if isinstance(key, da.Array) and key.dtype == bool and 0 in key.shape:
+            # an empty mask selects nothing (Dask's broadcast refuses it)
+            return da.empty((0, *data.shape[key.ndim :]), dtype=data.dtype, chunks=-1)
         out = data[key]
         parts = key if isinstance(key, tuple) else (key,)
         arrays = [i for i, k in enumerate(parts) if isinstance(k, da.Array)]
@@ -399,7 +482,7 @@ class DaskDevice(Device):
         return out
 
     def from_numpy(self, arr: np.ndarray, chunks: Any = None) -> da.Array:
-        return da.from_array(arr, chunks="auto" if chunks is None else chunks)
+        return da.from_array(arr, chunks=_auto_chunks(arr.shape) if chunks is None else chunks)
 
     def to_numpy(self, data: da.Array) -> np.ndarray:
         return compute(data)
@@ -418,6 +501,14 @@ class DaskDevice(Device):
         # than mutating a dask.array.Array object another Array may share.
         if key is Ellipsis and getattr(value, "shape", None) == data.shape:
             return value
+        if (
+            isinstance(key, da.Array)
+            and key.dtype == bool
+            and key.ndim == data.ndim
+            and getattr(value, "ndim", 0) == 0
+        ):
+            # a full-rank mask with one value (also 0-d, which Dask's setitem refuses)
+            return da.where(key, value, data).astype(data.dtype)
         out = data.copy()
         out[key] = value
         return out
@@ -426,8 +517,9 @@ class DaskDevice(Device):
         # mapped axes keep their chunks; new or stretched axes get Dask's automatic
         # chunking, never one chunk spanning a whole large axis
         lead = len(shape) - data.ndim
-        spec = ["auto"] * lead + [
-            c if data.shape[i] == shape[lead + i] else "auto" for i, c in enumerate(data.chunks)
+        auto = _auto_chunks(shape)
+        spec = [auto] * lead + [
+            c if data.shape[i] == shape[lead + i] else auto for i, c in enumerate(data.chunks)
         ]
         chunks = da.core.normalize_chunks(tuple(spec), shape, dtype=data.dtype)
         return da.broadcast_to(data, shape, chunks=chunks)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,13 @@ def _key(op: str, x: Array, key: Any) -> Any:
             if k.dtype.kind not in "biu":
                 raise IndexError(f"{op}: index arrays must be integer or boolean, got {k.dtype}.")
             out.append(k._data)
+        elif type(k) is slice:
+            # bounds may be 0-d integer Arrays (anything with __index__)
+            out.append(
+                slice(
+                    *(None if b is None else operator.index(b) for b in (k.start, k.stop, k.step))
+                )
+            )
         elif isinstance(k, _KEY_TYPES) and not isinstance(k, bool):
             out.append(k)
         elif isinstance(k, np.integer):

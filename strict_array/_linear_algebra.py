@@ -44,6 +44,12 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         )
     if x1.ndim >= 2 and x2.ndim >= 2:
         check_batch_ranks("matmul", x1, x2)
+    k1, k2 = x1.shape[-1], x2.shape[0 if x2.ndim == 1 else -2]
+    if k1 != k2 and k1 is not None and k2 is not None:
+        raise ValueError(
+            f"matmul: the contracted axes differ: x1 of shape {x1.shape} has {k1} columns "
+            f"but x2 of shape {x2.shape} has {k2} rows."
+        )
     return result(dev.ns.matmul(x1._data, x2._data), dev)
 
 

@@ -293,3 +293,51 @@ def test_dask_indexing_workarounds():
     assert int(xp.searchsorted(xp.sort(v), 2.0, side="right")) == 2
     empty = xp.zeros((2, 0, 0), device=xp.DASK)
     assert np.asarray(xp.linalg.inv(empty)).shape == (2, 0, 0)
+
+
+EDGE_CASES = {
+    "broadcast_to empty": lambda d: xp.broadcast_to(xp.ones((1, 3), device=d), (0, 3)),
+    "tensordot negative axes": lambda d: xp.tensordot(
+        xp.reshape(xp.arange(4.0, device=d), (1, 2, 2)),
+        xp.reshape(xp.arange(2.0, device=d), (2, 1, 1, 1)),
+        axes=((-2,), (0,)),
+    ),
+    "tensordot uint8": lambda d: xp.tensordot(
+        xp.ones(2, dtype=xp.uint8, device=d), xp.ones(2, dtype=xp.uint8, device=d), axes=((), ())
+    ),
+    "eye rectangular": lambda d: xp.eye(7, 9, k=2, device=d),
+    "eye empty": lambda d: xp.eye(0, device=d),
+    "linspace end": lambda d: xp.linspace(0, 127, 159, device=d),
+    "repeat flat": lambda d: xp.repeat(xp.reshape(xp.arange(4.0, device=d), (2, 2)), 2),
+    "repeat empty": lambda d: xp.repeat(xp.ones((0, 2), device=d), 2, axis=0),
+    "slice with array bounds": lambda d: xp.arange(5.0, device=d)[xp.asarray(1) : xp.asarray(3)],
+    "empty mask": lambda d: xp.ones((0,), device=d)[xp.zeros(0, dtype=xp.bool, device=d)],
+    "zeros empty": lambda d: xp.zeros((0, 2, 0, 40), device=d),
+    "roll empty": lambda d: xp.roll(xp.ones((2, 0), device=d), 1),
+    "solve empty batch": lambda d: xp.linalg.solve(
+        xp.ones((0, 0, 0), device=d), xp.ones((1, 0, 0), device=d)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_CASES))
+def test_dask_edge_cases_match_cpu(name):
+    expected = EDGE_CASES[name](xp.CPU)
+    got = EDGE_CASES[name](xp.DASK)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_array_equal(to_numpy(got), to_numpy(expected))
+
+
+def test_masked_setitem_and_copy_false_on_dask():
+    x = xp.asarray(np.float64(1.0), device=xp.DASK)
+    x[xp.asarray(True, device=xp.DASK)] = 5.0
+    assert float(x) == 5.0
+    y = xp.ones(3, device=xp.DASK)
+    z = xp.asarray(y, copy=False)
+    y[0] = 7.0
+    assert float(z[0]) == 7.0  # the same array, as on CPU
+
+
+def test_matmul_contracted_sizes_checked_when_built(device):
+    with pytest.raises(ValueError, match=r"matmul: the contracted axes differ.*\(2, 1\).*\(3, 2\)"):
+        xp.ones((2, 1), device=device) @ xp.ones((3, 2), device=device)
