@@ -306,6 +306,48 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     return out if out.dtype == dtype else out.astype(dtype)
 
 
+def _multi_array_key(parts: tuple) -> bool:
+    """A key of ints and integer index arrays that Dask's own indexing refuses
+    (several index arrays, or one of more than one dimension)."""
+    arrays = [k for k in parts if isinstance(k, da.Array)]
+    return (
+        bool(arrays)
+        and all(type(k) is int or (isinstance(k, da.Array) and k.dtype.kind in "iu") for k in parts)
+        and (len(arrays) > 1 or arrays[0].ndim != 1)
+    )
+
+
+def _checked_index(index: da.Array, size: int, axis: int) -> da.Array:
+    """Wrap negative indices; an out-of-bounds index raises IndexError when computed."""
+
+    def check(block: np.ndarray) -> np.ndarray:
+        if block.size and (block.min() < -size or block.max() >= size):
+            raise IndexError(f"index out of bounds for axis {axis} with size {size}")
+        return np.where(block < 0, block + size, block).astype(np.int64)
+
+    return index.map_blocks(check, dtype=np.int64)
+
+
+def _gather_points(data: da.Array, parts: tuple) -> da.Array:
+    """``data[i, j, ...]`` for integer index arrays (and ints) on the leading axes.
+
+    The indexed axes are flattened into one and the broadcast indices become one
+    flat index into it: a single ``take``, lazily, with the result shape known.
+    """
+    k = len(parts)
+    lead, rest = data.shape[:k], data.shape[k:]
+    indices = da.broadcast_arrays(*(da.asarray(p) if type(p) is int else p for p in parts))
+    flat = None
+    for axis, (index, size) in enumerate(zip(indices, lead)):
+        stride = int(np.prod(lead[axis + 1 :], dtype=np.int64))
+        term = _checked_index(index, size, axis) * stride
+        flat = term if flat is None else flat + term
+    assert flat is not None
+    stacked = _reshape(data, (int(np.prod(lead, dtype=np.int64)), *rest))
+    out = _take(stacked, _reshape(flat, (-1,)), axis=0)
+    return _reshape(out, (*indices[0].shape, *rest))
+
+
 def _reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> da.Array:
     try:
         return compat.reshape(x, shape, copy=copy)  # type: ignore[attr-defined]
@@ -465,6 +507,9 @@ class DaskDevice(Device):
         return da.asarray(obj)
 
     def getitem(self, data: da.Array, key: Any) -> da.Array:
+        parts = key if isinstance(key, tuple) else (key,)
+        if _multi_array_key(parts):
+            return _gather_points(data, parts)
         if isinstance(key, da.Array) and key.dtype == bool and 0 in key.shape:
             # an empty mask selects nothing (Dask's broadcast refuses it)
             return da.empty((0, *data.shape[key.ndim :]), dtype=data.dtype, chunks=-1)

@@ -341,3 +341,25 @@ def test_masked_setitem_and_copy_false_on_dask():
 def test_matmul_contracted_sizes_checked_when_built(device):
     with pytest.raises(ValueError, match=r"matmul: the contracted axes differ.*\(2, 1\).*\(3, 2\)"):
         xp.ones((2, 1), device=device) @ xp.ones((3, 2), device=device)
+
+
+def test_several_index_arrays_on_dask():
+    a = np.arange(60.0).reshape(3, 4, 5)
+    x = xp.asarray(a, device=xp.DASK, chunks=(2, 3, 5))
+    i = xp.asarray(np.array([0, 2, -1]), device=xp.DASK)
+    j = xp.asarray(np.array([[1], [3]]), device=xp.DASK)
+    counter = CountTasks()
+    with counter:
+        got = {"i, j": x[i, j], "0, j": x[0, j], "i, 1, 2": x[i, 1, 2]}
+    assert counter.count == 0
+    expected = {
+        "i, j": a[[0, 2, -1], [[1], [3]]],
+        "0, j": a[0, [[1], [3]]],
+        "i, 1, 2": a[[0, 2, -1], 1, 2],
+    }
+    for name, r in got.items():
+        assert r.shape == expected[name].shape
+        np.testing.assert_array_equal(to_numpy(r), expected[name])
+    bad = x[i, xp.asarray(np.array([0, 7, 1]), device=xp.DASK)]
+    with pytest.raises(IndexError, match="out of bounds for axis 1"):
+        to_numpy(bad)
