@@ -325,7 +325,7 @@ def _checked_index(index: da.Array, size: int, axis: int) -> da.Array:
             raise IndexError(f"index out of bounds for axis {axis} with size {size}")
         return np.where(block < 0, block + size, block).astype(np.int64)
 
-    return index.map_blocks(check, dtype=np.int64)
+    return da.map_blocks(check, index, dtype=np.int64)
 
 
 def _gather_points(data: da.Array, parts: tuple) -> da.Array:
@@ -505,6 +505,9 @@ class DaskDevice(Device):
 
     def coerce(self, obj: Any) -> da.Array:
         return da.asarray(obj)
+
+    def map_blocks(self, kernel: Any, data: da.Array) -> da.Array:
+        return da.map_blocks(kernel, data, dtype=data.dtype)
 
     def getitem(self, data: da.Array, key: Any) -> da.Array:
         parts = key if isinstance(key, tuple) else (key,)

@@ -82,6 +82,10 @@ class Device:
         """Shape with unknown sizes as ``None``."""
         return data.shape
 
+    def map_blocks(self, kernel: Any, data: Any) -> Any:
+        """Apply an element-wise NumPy ``kernel`` (same shape and dtype out)."""
+        return kernel(data)
+
     def getitem(self, data: Any, key: Any) -> Any:
         """``data[key]`` for keys holding index arrays (basic keys skip this)."""
         return data[key]

@@ -402,9 +402,49 @@ def _make_unary(op: str, summary: str) -> Callable[[Array], Array]:
     return func
 
 
+def _complex_expm1(z: np.ndarray) -> np.ndarray:
+    """expm1 of complex NumPy data with the standard's special cases.
+
+    NumPy's complex expm1 returns NaN parts for infinite inputs where the
+    standard (following C99's cexp) asks for -1 + 0j, +inf + 0j and so on
+    (numpy/numpy#21746). Uses expm1(a + bj) = expm1(a) cos b - 2 sin^2(b/2)
+    + i e^a sin b, accurate near 0, and patches the infinite and zero cases.
+    """
+    a, b = z.real, z.imag
+    with np.errstate(invalid="ignore", over="ignore"):
+        re = np.expm1(a) * np.cos(b) - 2 * np.sin(b / 2) ** 2 + 0.0  # + 0.0: -0 -> +0
+        im = np.exp(a) * np.sin(b)
+        im = np.where(b == 0, b, im)  # exact zero imaginary part, even for inf/NaN a
+        pos_inf, neg_inf = a == np.inf, a == -np.inf
+        re = np.where(pos_inf & ~np.isfinite(b), np.inf, re)
+        re = np.where(neg_inf, -1.0, re)
+        im = np.where(neg_inf, np.where(np.isfinite(b), 0.0 * np.sin(b), 0.0), im)
+        im = np.where(pos_inf & ~np.isfinite(b), np.nan, im)
+    out = np.empty_like(z)
+    out.real, out.imag = re, im
+    return out
+
+
+def expm1(x: Array, /) -> Array:
+    """exp(x) - 1, accurate for small x (the standard's special cases also for complex x).
+
+    Parameters
+    ----------
+    x : Array
+
+    Returns
+    -------
+    Array
+    """
+    if type(x) is Array and x.dtype.kind == "c":
+        return result(x._device.map_blocks(_complex_expm1, x._data), x._device)
+    return apply_unary("expm1", x)
+
+
 FUNCTIONS: dict[str, Callable[..., Array]] = {
     **{name: _make_unary(name, s) for name, s in UNARY.items()},
     **{name: make_binary(name) for name in BINARY},
+    "expm1": expm1,
 }
 
 

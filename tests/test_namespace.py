@@ -202,3 +202,27 @@ def test_reductions_and_functions(device):
 def test_repr():
     assert repr(xp.asarray([1.0, 2.0])) == "Array([1., 2.], dtype=float64)"
     assert "lazy" in repr(xp.ones(2, device=xp.DASK))
+
+
+@pytest.mark.parametrize(
+    "z, expected",
+    [
+        (complex(-0.0, 0.0), (0.0, 0.0)),
+        (complex(np.inf, 0.0), (np.inf, 0.0)),
+        (complex(-np.inf, np.inf), (-1.0, 0.0)),
+        (complex(np.inf, np.inf), (np.inf, np.nan)),
+        (complex(-np.inf, np.nan), (-1.0, 0.0)),
+        (complex(np.inf, np.nan), (np.inf, np.nan)),
+        (complex(np.nan, 0.0), (np.nan, 0.0)),
+        (complex(1.0, np.inf), (np.nan, np.nan)),
+    ],
+)
+def test_complex_expm1_special_cases(device, z, expected):
+    got = complex(xp.expm1(on(device, np.array([z])))[0])
+    np.testing.assert_equal((got.real, abs(got.imag) if expected[1] == 0 else got.imag), expected)
+    assert not np.signbit(got.real) or expected[0] != 0
+
+
+def test_complex_expm1_accuracy(device):
+    z = np.array([1e-10 + 1e-10j, 0.5 - 2j, -3 + 0.1j, 20 + 1j])
+    np.testing.assert_allclose(to_numpy(xp.expm1(on(device, z))), np.expm1(z), rtol=1e-14)
