@@ -516,6 +516,9 @@ class DaskDevice(Device):
         if isinstance(key, da.Array) and key.dtype == bool and 0 in key.shape:
             # an empty mask selects nothing (Dask's broadcast refuses it)
             return da.empty((0, *data.shape[key.ndim :]), dtype=data.dtype, chunks=-1)
+        if isinstance(key, da.Array) and key.dtype == bool and key.ndim == 0:
+            # a 0-d mask adds an axis of length 0 or 1 (Dask takes only 1-D or full masks)
+            return data[None][key.reshape((1,))]
         out = data[key]
         parts = key if isinstance(key, tuple) else (key,)
         arrays = [i for i, k in enumerate(parts) if isinstance(k, da.Array)]

@@ -68,7 +68,7 @@ def setitem(x: Array, key: Any, value: Any) -> None:
     if type(value) is Array:
         if value._device is not dev:
             raise mixed_devices(op, dev, value._device)
-        region = result(x._data[k], dev)
+        region = result(dev.getitem(x._data, k), dev)
         check_ranks(op, region, value)
         if np.result_type(x.dtype, value.dtype) != x.dtype:
             raise TypeError(

@@ -363,3 +363,11 @@ def test_several_index_arrays_on_dask():
     bad = x[i, xp.asarray(np.array([0, 7, 1]), device=xp.DASK)]
     with pytest.raises(IndexError, match="out of bounds for axis 1"):
         to_numpy(bad)
+
+
+def test_zero_d_masks(device):
+    x = xp.asarray(np.float64(2.0), device=device)
+    assert np.asarray(x[xp.asarray(True, device=device)]).shape == (1,)
+    assert np.asarray(x[xp.asarray(False, device=device)]).shape == (0,)
+    x[xp.asarray(True, device=device)] = xp.asarray(5.0, device=device)
+    assert float(x) == 5.0
