@@ -226,12 +226,7 @@ def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
         if type(a) is dev.array_type and type(b) is dev.array_type:
             _explain(op, dev, a, b)
         raise
-    if type(r) is not dev.array_type:
-        r = dev.coerce(r)
-    out = _object_new(Array)
-    out._data = r
-    out._device = dev
-    return out
+    return result(r, dev)
 
 
 def apply_unary(op: str, x: Any) -> Array:
@@ -426,20 +421,14 @@ def _complex_expm1(z: np.ndarray) -> np.ndarray:
 
 
 def expm1(x: Array, /) -> Array:
-    """exp(x) - 1, accurate for small x (the standard's special cases also for complex x).
-
-    Parameters
-    ----------
-    x : Array
-
-    Returns
-    -------
-    Array
-    """
     if type(x) is Array and x.dtype.kind == "c":
         return result(x._device.map_blocks(_complex_expm1, x._data), x._device)
     return apply_unary("expm1", x)
 
+
+expm1.__doc__ = _UNARY_DOC.format(
+    summary="exp(x) - 1, accurate for small x (with the standard's special cases for complex x)."
+)
 
 FUNCTIONS: dict[str, Callable[..., Array]] = {
     **{name: _make_unary(name, s) for name, s in UNARY.items()},

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 # SciPy reads this at import: its array API support (used by scikit-learn too)
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
@@ -51,3 +53,14 @@ def on(device, values, **kwargs) -> xp.Array:
         chunks = tuple(max(1, (s + 1) // 2) for s in arr.shape) if arr.ndim else ()
         return xp.asarray(arr, device=device, chunks=chunks)
     return xp.asarray(arr, device=device)
+
+
+def run_user_tests(tmp_path, source: str, *pytest_args: str) -> subprocess.CompletedProcess:
+    """Run ``source`` as a user's test file under a fresh pytest (our plugin loads itself)."""
+    test_file = tmp_path / "test_user.py"
+    test_file.write_text(source)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", "/dev/null",
+         *pytest_args, str(test_file)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip

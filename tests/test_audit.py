@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import run_user_tests
 
 import strict_array as xp
 
@@ -144,7 +145,7 @@ def test_tour_runs():
 
 
 def test_pytest_plugin_audit_and_fixture(tmp_path):
-    (tmp_path / "test_user.py").write_text(
+    source = (
         "import strict_array as xp\n"
         "def test_scale():\n"
         "    xp.ones((3, 2)) * xp.ones(2)\n"
@@ -152,16 +153,8 @@ def test_pytest_plugin_audit_and_fixture(tmp_path):
         "    xp.ones((3, 2)) + xp.ones(2)\n"
         "    assert rank_promotion_audit.total == 1\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", "/dev/null",
-         "--rank-promotion=audit", str(tmp_path / "test_user.py")],
-        capture_output=True, text=True, cwd=tmp_path,
-    )  # fmt: skip
+    out = run_user_tests(tmp_path, source, "--rank-promotion=audit")
     assert out.returncode == 0, out.stdout
     assert "strict_array rank promotions" in out.stdout and "multiply" in out.stdout
-    out = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", "/dev/null",
-         "--rank-promotion=raise", str(tmp_path / "test_user.py")],
-        capture_output=True, text=True, cwd=tmp_path,
-    )  # fmt: skip
+    out = run_user_tests(tmp_path, source, "--rank-promotion=raise")
     assert "1 failed, 1 passed" in out.stdout  # the fixture's audit still allows its own test

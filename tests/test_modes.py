@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import run_user_tests
 
 import strict_array as xp
 from strict_array import RankPromotionError, RankPromotionWarning
@@ -142,29 +143,14 @@ def test_environment_variable_invalid():
 
 def test_pytest_error_filter_on_warning(tmp_path):
     """The documented pytest recipe: -W error::strict_array.RankPromotionWarning."""
-    (tmp_path / "test_user.py").write_text(
+    out = run_user_tests(
+        tmp_path,
         "import strict_array as xp\n"
         "def test_promotes():\n"
         "    with xp.rank_promotion('warn'):\n"
-        "        xp.ones((2, 3)) + xp.ones(3)\n"
-    )
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-c",
-            "/dev/null",
-            "-W",
-            "error::strict_array.RankPromotionWarning",
-            str(tmp_path / "test_user.py"),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
+        "        xp.ones((2, 3)) + xp.ones(3)\n",
+        "-W",
+        "error::strict_array.RankPromotionWarning",
     )
     assert out.returncode == 1, out.stdout
     assert "RankPromotionWarning" in out.stdout and "1 failed" in out.stdout
