@@ -356,8 +356,7 @@ def sum_to_plan(
         check_same_rank_dimensions(op, len(shape), dims)
         dims = tuple(range(len(shape)))
     elif len(target) == 0:
-        if dims not in (None, ()):
-            check_dims_tuple(op, "broadcast_dimensions", dims)
+        if dims is not None and check_dims_tuple(op, "broadcast_dimensions", dims):
             raise ValueError(
                 f"{op}: target shape () is a scalar, so broadcast_dimensions must be None "
                 f"or (), got {tuple(dims)}."  # type: ignore[arg-type]

@@ -63,8 +63,9 @@ def asarray(
         type(obj) is Array
         and copy is not True
         and chunks is None
-        and dtype in (None, obj.dtype)
-        and target in (None, obj._device)
+        # not `dtype in (None, ...)`: a NumPy float64 dtype compares equal to None
+        and (dtype is None or dtype == obj.dtype)
+        and (target is None or target is obj._device)
     ):
         return obj  # nothing to change: the same array (writes through it stay visible)
     if src is not None and (target is None or target is src):

@@ -226,3 +226,10 @@ def test_complex_expm1_special_cases(device, z, expected):
 def test_complex_expm1_accuracy(device):
     z = np.array([1e-10 + 1e-10j, 0.5 - 2j, -3 + 0.1j, 20 + 1j])
     np.testing.assert_allclose(to_numpy(xp.expm1(on(device, z))), np.expm1(z), rtol=1e-14)
+
+
+def test_asarray_of_an_array_converts_dtype(device):
+    x = on(device, np.array([1, 2]))
+    assert xp.asarray(x, dtype=xp.float64).dtype == xp.float64
+    assert xp.asarray(x, dtype=xp.int32).dtype == xp.int32
+    assert xp.asarray(x) is x and xp.asarray(x, dtype=xp.int64) is x
