@@ -169,7 +169,7 @@ def full(
 def _like(op: str, x: Array, dtype: Any, device: Any, *args: Any) -> Array:
     x = expect_array(op, x)
     dev = x._device if device is None else as_device(device, op)
-    dtype = as_dtype(dtype, op) or x.dtype
+    dtype = x.dtype if dtype is None else as_dtype(dtype, op)
     if dev is x._device:  # the backend's own *_like keeps chunks and unknown sizes
         return result(getattr(dev.ns, op)(x._data, *args, dtype=dtype), dev)
     base = op[: -len("_like")]
