@@ -24,7 +24,7 @@ __all__ = [
     "broadcast_in_dim_shape",
     "candidate_broadcast_dimensions",
     "check_broadcast_dimensions",
-    "expand_to_rank",
+    "insert_axes_key",
     "numpy_trailing_dimensions",
     "rank_promotion_message",
     "sum_to_plan",
@@ -295,12 +295,11 @@ def _suggest(low: Shape, high: Shape) -> str:
     return " Valid choices: " + ", ".join(str(c) for c in cands[:_MAX_CANDIDATES]) + "."
 
 
-def expand_to_rank(low: Shape, high_ndim: int, dims: tuple[int, ...]) -> Shape:
-    """View ``low`` with rank ``high_ndim``: mapped axes keep sizes, others are 1."""
-    out: list[int | None] = [1] * high_ndim
-    for i, d in enumerate(dims):
-        out[d] = low[i]
-    return tuple(out)
+def insert_axes_key(high_ndim: int, dims: tuple[int, ...]) -> tuple[slice | None, ...]:
+    """Index key viewing an operand at rank ``high_ndim``: its axes go to ``dims``,
+    every other position gets a new size-1 axis (``None``)."""
+    mapped = set(dims)
+    return tuple(slice(None) if d in mapped else None for d in range(high_ndim))
 
 
 def check_same_rank_dimensions(op: str, ndim: int, dims: object) -> None:
@@ -316,8 +315,8 @@ def check_same_rank_dimensions(op: str, ndim: int, dims: object) -> None:
         )
 
 
-def broadcast_in_dim_shape(op: str, shape: Shape, target: Shape, dims: object) -> Shape:
-    """Validate ``broadcast_in_dim`` (section 3); return ``shape`` expanded to ``len(target)``."""
+def broadcast_in_dim_shape(op: str, shape: Shape, target: Shape, dims: object) -> tuple[int, ...]:
+    """Validate ``broadcast_in_dim`` (section 3); return the validated dimensions."""
     if len(shape) > len(target):
         raise ValueError(
             f"{op}: cannot broadcast shape {_fmt(shape)} to the lower-rank shape "
@@ -331,7 +330,7 @@ def broadcast_in_dim_shape(op: str, shape: Shape, target: Shape, dims: object) -
                 f"maps to axis {d} of size {_size(target[d])} in {_fmt(target)}; only "
                 "size 1 may be broadcast."
             )
-    return expand_to_rank(shape, len(target), dims)
+    return dims
 
 
 def sum_to_plan(

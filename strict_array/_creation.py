@@ -101,10 +101,6 @@ def _check_kind(dtype: np.dtype, obj: Any) -> None:
         )
 
 
-def _shape(shape: Any, op: str) -> tuple[int, ...]:
-    return as_shape(shape, op)
-
-
 def _make(op: str, device: Any, *args: Any, **kwargs: Any) -> Array:
     dev = _device(device, op)
     return result(getattr(dev.ns, op)(*args, **kwargs), dev)
@@ -138,17 +134,17 @@ def arange(
 
 def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
     """Uninitialised array of ``shape`` (default dtype float64)."""
-    return _make("empty", device, _shape(shape, "empty"), dtype=as_dtype(dtype, "empty"))
+    return _make("empty", device, as_shape(shape, "empty"), dtype=as_dtype(dtype, "empty"))
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
     """Array of ``shape`` filled with zeros (default dtype float64)."""
-    return _make("zeros", device, _shape(shape, "zeros"), dtype=as_dtype(dtype, "zeros"))
+    return _make("zeros", device, as_shape(shape, "zeros"), dtype=as_dtype(dtype, "zeros"))
 
 
 def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
     """Array of ``shape`` filled with ones (default dtype float64)."""
-    return _make("ones", device, _shape(shape, "ones"), dtype=as_dtype(dtype, "ones"))
+    return _make("ones", device, as_shape(shape, "ones"), dtype=as_dtype(dtype, "ones"))
 
 
 def full(
@@ -163,7 +159,7 @@ def full(
         raise TypeError(
             f"full: fill_value must be a Python scalar, got {type(fill_value).__name__}."
         )
-    return _make("full", device, _shape(shape, "full"), fill_value, dtype=as_dtype(dtype, "full"))
+    return _make("full", device, as_shape(shape, "full"), fill_value, dtype=as_dtype(dtype, "full"))
 
 
 def _like(op: str, x: Array, dtype: Any, device: Any, *args: Any) -> Array:

@@ -22,6 +22,7 @@ from ._broadcasting import (
     check_broadcast_dimensions,
     check_dims_tuple,
     check_same_rank_dimensions,
+    insert_axes_key,
     numpy_trailing_dimensions,
 )
 from ._devices import Device, device_of_native
@@ -179,8 +180,7 @@ def _map_into(
     if dims != numpy_trailing_dimensions(len(low_shape), len(high_shape)):
         # insert size-1 axes where nothing is mapped (a view, no copy); trailing
         # alignment needs none: the backend adds leading axes itself
-        mapped = set(dims)
-        low = low[tuple(slice(None) if d in mapped else None for d in range(len(high_shape)))]
+        low = low[insert_axes_key(len(high_shape), dims)]
     return dev.align_to(low, high)
 
 

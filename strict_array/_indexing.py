@@ -7,10 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, common_device, result
+from ._array import _BASIC_INDEX_TYPES, Array, common_device, result
 from ._elementwise import as_scalar, check_ranks, mixed_devices
-
-_KEY_TYPES = (int, slice, type(Ellipsis), type(None))
 
 
 def _key(op: str, x: Array, key: Any) -> Any:
@@ -31,7 +29,7 @@ def _key(op: str, x: Array, key: Any) -> Any:
                     *(None if b is None else operator.index(b) for b in (k.start, k.stop, k.step))
                 )
             )
-        elif isinstance(k, _KEY_TYPES) and not isinstance(k, bool):
+        elif type(k) in _BASIC_INDEX_TYPES:
             out.append(k)
         elif isinstance(k, np.integer):
             out.append(int(k))

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, _object_new, common_device, expect_array, result
-from ._broadcasting import as_shape, broadcast_dim, broadcast_in_dim_shape
+from ._broadcasting import as_shape, broadcast_dim, broadcast_in_dim_shape, insert_axes_key
 
 
 def broadcast_in_dim(x: Array, /, shape: Any, broadcast_dimensions: Any) -> Array:
@@ -49,10 +49,9 @@ def broadcast_in_dim(x: Array, /, shape: Any, broadcast_dimensions: Any) -> Arra
     x = expect_array("broadcast_in_dim", x)
     shape = as_shape(shape, "broadcast_in_dim")
     dev = x._device
-    broadcast_in_dim_shape("broadcast_in_dim", x.shape, shape, broadcast_dimensions)
-    mapped = set(broadcast_dimensions)
+    dims = broadcast_in_dim_shape("broadcast_in_dim", x.shape, shape, broadcast_dimensions)
     # insert the new axes as size-1 axes (a view), then stretch: no copy
-    key = tuple(slice(None) if d in mapped else None for d in range(len(shape)))
+    key = insert_axes_key(len(shape), dims)
     return result(dev.broadcast_to(x._data[key], shape), dev)
 
 
