@@ -11,10 +11,13 @@ adjoint, the gradient of broadcasting) make broadcasts explicit.
 
 from __future__ import annotations
 
-from . import fft, linalg
-from ._array import Array, _install_operators
-from ._audit import AuditReport, audit
-from ._broadcasting import RankPromotionError, RankPromotionWarning
+from typing import Any
+
+from . import _backends, _operators, fft, linalg
+from ._array import Array
+from ._audit_report import AuditReport
+from ._backends import Device
+from ._compute import compute, persist
 from ._creation import (
     arange,
     asarray,
@@ -33,13 +36,7 @@ from ._creation import (
     zeros,
     zeros_like,
 )
-from ._devices import (
-    CPU,
-    Device,
-    default_device,
-    get_default_device,
-    set_default_device,
-)
+from ._devices import default_device, get_default_device, set_default_device
 from ._dtypes import (
     astype,
     bool,
@@ -63,13 +60,14 @@ from ._dtypes import (
 )
 from ._elementwise import FUNCTIONS as _ELEMENTWISE
 from ._elementwise import clip
+from ._errors import RankPromotionError, RankPromotionWarning
+from ._explicit import broadcast_in_dim, sum_to
 from ._indexing import take, take_along_axis
 from ._info import __array_namespace_info__
 from ._io import from_npy, from_zarr, to_npy, to_zarr
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 from ._manipulation import (
     broadcast_arrays,
-    broadcast_in_dim,
     broadcast_shapes,
     broadcast_to,
     concat,
@@ -85,7 +83,17 @@ from ._manipulation import (
     tile,
     unstack,
 )
-from ._modes import get_rank_promotion, rank_promotion, set_rank_promotion
+from ._policy import (
+    RankPromotionPolicy,
+    audit,
+    get_rank_promotion,
+    get_rank_promotion_policy,
+    rank_promotion,
+    rank_promotion_policy,
+    set_rank_promotion,
+    set_rank_promotion_policy,
+)
+from ._progress import progress
 from ._searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
 from ._set import isin, unique_all, unique_counts, unique_inverse, unique_values
 from ._sorting import argsort, sort
@@ -103,7 +111,6 @@ from ._statistical import (
     sum,
     var,
 )
-from ._sum_to import sum_to
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
@@ -115,22 +122,25 @@ pi = 3.141592653589793
 newaxis = None
 
 globals().update(_ELEMENTWISE)
-_install_operators()
+_operators.install(__import__(__name__))
 
 
-def __getattr__(name: str):
-    # DASK is created on first use so that `import strict_array` does not import Dask.
-    if name in ("DASK", "progress"):
-        from . import _dask
-
-        return getattr(_dask, name)
+def __getattr__(name: str) -> Any:
+    # the devices (strict_array.CPU, strict_array.DASK, ...) come from the backend
+    # registry, each loaded on first use: `import strict_array` imports no backend
+    # it does not need
+    if name.isupper() and name.lower() in _backends.registered_names():
+        return _backends.device(name.lower())
     raise AttributeError(f"module 'strict_array' has no attribute {name!r}")
 
 
 __all__ = sorted(
     [
-        "Array", "Device", "CPU", "DASK", "RankPromotionError", "RankPromotionWarning",
+        "Array", "Device", *(n.upper() for n in _backends.registered_names()),
+        "RankPromotionError", "RankPromotionWarning",
         "get_rank_promotion", "set_rank_promotion", "rank_promotion",
+        "RankPromotionPolicy", "get_rank_promotion_policy", "set_rank_promotion_policy",
+        "rank_promotion_policy", "compute", "persist",
         "get_default_device", "set_default_device", "default_device",
         "broadcast_in_dim", "sum_to", "fft", "linalg", "progress",
         "from_zarr", "to_zarr", "from_npy", "to_npy", "audit", "AuditReport",

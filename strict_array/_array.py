@@ -1,25 +1,27 @@
 """The array object: one type, ``strict_array.Array``, on every device.
 
-An ``Array`` holds backend data (a NumPy or Dask array) and its device. Every
-operator funnels into the same code path as the namespace function it maps to
+An ``Array`` holds backend data and its device. Operators are attached by
+:mod:`strict_array._operators`, each calling the namespace function it maps to
 (``x + y`` is ``add(x, y)``), so strict broadcasting cannot differ between
 them. Arrays are made by the namespace (``asarray``, ``zeros``, ...), never by
-calling ``Array`` directly.
+calling ``Array`` directly; inside the package, :func:`result` is the one
+constructor from backend data.
 """
 
 from __future__ import annotations
 
+import threading
 import types
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._devices import CPU, Device, as_device
+from ._backends import Device
+from ._errors import ARRAY, mixed_devices, refuse_operand
+from ._typing import PY_SCALARS, DeviceLike, Scalar
 
-__all__ = ["Array"]
-
-_PY_SCALARS = frozenset({bool, int, float, complex})
-_Scalar = bool | int | float | complex
+__all__ = ["Array", "as_scalar", "common_device", "expect_array", "mutation_lock", "result"]
 
 
 class Array:
@@ -43,9 +45,6 @@ class Array:
     """
 
     __slots__ = ("__weakref__", "_data", "_device")
-    # NumPy must not treat an Array as an operand of its ufuncs or operators:
-    # `ndarray + Array` then reaches Array.__radd__, which refuses the mix.
-    __array_ufunc__ = None
     __array_priority__ = 1000
     __hash__ = None  # type: ignore[assignment]
 
@@ -58,50 +57,54 @@ class Array:
         )
 
     if TYPE_CHECKING:
-        # The operators are attached by _install_operators (each calls its namespace
-        # function); these declarations let type checkers see them.
-        def __add__(self, other: Array | _Scalar, /) -> Array: ...
-        def __radd__(self, other: Array | _Scalar, /) -> Array: ...
-        def __iadd__(self, other: Array | _Scalar, /) -> Array: ...
-        def __sub__(self, other: Array | _Scalar, /) -> Array: ...
-        def __rsub__(self, other: Array | _Scalar, /) -> Array: ...
-        def __isub__(self, other: Array | _Scalar, /) -> Array: ...
-        def __mul__(self, other: Array | _Scalar, /) -> Array: ...
-        def __rmul__(self, other: Array | _Scalar, /) -> Array: ...
-        def __imul__(self, other: Array | _Scalar, /) -> Array: ...
-        def __truediv__(self, other: Array | _Scalar, /) -> Array: ...
-        def __rtruediv__(self, other: Array | _Scalar, /) -> Array: ...
-        def __itruediv__(self, other: Array | _Scalar, /) -> Array: ...
-        def __floordiv__(self, other: Array | _Scalar, /) -> Array: ...
-        def __rfloordiv__(self, other: Array | _Scalar, /) -> Array: ...
-        def __ifloordiv__(self, other: Array | _Scalar, /) -> Array: ...
-        def __mod__(self, other: Array | _Scalar, /) -> Array: ...
-        def __rmod__(self, other: Array | _Scalar, /) -> Array: ...
-        def __imod__(self, other: Array | _Scalar, /) -> Array: ...
-        def __pow__(self, other: Array | _Scalar, /) -> Array: ...
-        def __rpow__(self, other: Array | _Scalar, /) -> Array: ...
-        def __ipow__(self, other: Array | _Scalar, /) -> Array: ...
-        def __and__(self, other: Array | _Scalar, /) -> Array: ...
-        def __rand__(self, other: Array | _Scalar, /) -> Array: ...
-        def __iand__(self, other: Array | _Scalar, /) -> Array: ...
-        def __or__(self, other: Array | _Scalar, /) -> Array: ...
-        def __ror__(self, other: Array | _Scalar, /) -> Array: ...
-        def __ior__(self, other: Array | _Scalar, /) -> Array: ...
-        def __xor__(self, other: Array | _Scalar, /) -> Array: ...
-        def __rxor__(self, other: Array | _Scalar, /) -> Array: ...
-        def __ixor__(self, other: Array | _Scalar, /) -> Array: ...
-        def __lshift__(self, other: Array | _Scalar, /) -> Array: ...
-        def __rlshift__(self, other: Array | _Scalar, /) -> Array: ...
-        def __ilshift__(self, other: Array | _Scalar, /) -> Array: ...
-        def __rshift__(self, other: Array | _Scalar, /) -> Array: ...
-        def __rrshift__(self, other: Array | _Scalar, /) -> Array: ...
-        def __irshift__(self, other: Array | _Scalar, /) -> Array: ...
-        def __eq__(self, other: Array | _Scalar, /) -> Array: ...  # type: ignore[override]
-        def __ne__(self, other: Array | _Scalar, /) -> Array: ...  # type: ignore[override]
-        def __lt__(self, other: Array | _Scalar, /) -> Array: ...  # type: ignore[override]
-        def __le__(self, other: Array | _Scalar, /) -> Array: ...  # type: ignore[override]
-        def __gt__(self, other: Array | _Scalar, /) -> Array: ...  # type: ignore[override]
-        def __ge__(self, other: Array | _Scalar, /) -> Array: ...  # type: ignore[override]
+        # Attached by strict_array._operators (each calls its namespace function);
+        # these declarations let type checkers see them.
+        def __getitem__(self, key: Any, /) -> Array: ...
+        def __setitem__(self, key: Any, value: Array | Scalar, /) -> None: ...
+        @property
+        def mT(self) -> Array: ...
+        def __add__(self, other: Array | Scalar, /) -> Array: ...
+        def __radd__(self, other: Array | Scalar, /) -> Array: ...
+        def __iadd__(self, other: Array | Scalar, /) -> Array: ...
+        def __sub__(self, other: Array | Scalar, /) -> Array: ...
+        def __rsub__(self, other: Array | Scalar, /) -> Array: ...
+        def __isub__(self, other: Array | Scalar, /) -> Array: ...
+        def __mul__(self, other: Array | Scalar, /) -> Array: ...
+        def __rmul__(self, other: Array | Scalar, /) -> Array: ...
+        def __imul__(self, other: Array | Scalar, /) -> Array: ...
+        def __truediv__(self, other: Array | Scalar, /) -> Array: ...
+        def __rtruediv__(self, other: Array | Scalar, /) -> Array: ...
+        def __itruediv__(self, other: Array | Scalar, /) -> Array: ...
+        def __floordiv__(self, other: Array | Scalar, /) -> Array: ...
+        def __rfloordiv__(self, other: Array | Scalar, /) -> Array: ...
+        def __ifloordiv__(self, other: Array | Scalar, /) -> Array: ...
+        def __mod__(self, other: Array | Scalar, /) -> Array: ...
+        def __rmod__(self, other: Array | Scalar, /) -> Array: ...
+        def __imod__(self, other: Array | Scalar, /) -> Array: ...
+        def __pow__(self, other: Array | Scalar, /) -> Array: ...
+        def __rpow__(self, other: Array | Scalar, /) -> Array: ...
+        def __ipow__(self, other: Array | Scalar, /) -> Array: ...
+        def __and__(self, other: Array | Scalar, /) -> Array: ...
+        def __rand__(self, other: Array | Scalar, /) -> Array: ...
+        def __iand__(self, other: Array | Scalar, /) -> Array: ...
+        def __or__(self, other: Array | Scalar, /) -> Array: ...
+        def __ror__(self, other: Array | Scalar, /) -> Array: ...
+        def __ior__(self, other: Array | Scalar, /) -> Array: ...
+        def __xor__(self, other: Array | Scalar, /) -> Array: ...
+        def __rxor__(self, other: Array | Scalar, /) -> Array: ...
+        def __ixor__(self, other: Array | Scalar, /) -> Array: ...
+        def __lshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __rlshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __ilshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __rshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __rrshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __irshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __eq__(self, other: Array | Scalar, /) -> Array: ...  # type: ignore[override]
+        def __ne__(self, other: Array | Scalar, /) -> Array: ...  # type: ignore[override]
+        def __lt__(self, other: Array | Scalar, /) -> Array: ...
+        def __le__(self, other: Array | Scalar, /) -> Array: ...
+        def __gt__(self, other: Array | Scalar, /) -> Array: ...
+        def __ge__(self, other: Array | Scalar, /) -> Array: ...
         def __neg__(self) -> Array: ...
         def __pos__(self) -> Array: ...
         def __abs__(self) -> Array: ...
@@ -142,11 +145,12 @@ class Array:
         return n
 
     @property
-    def chunks(self) -> tuple[tuple[int, ...], ...] | None:
+    def chunks(self) -> tuple[tuple[int | None, ...], ...] | None:
         """Chunk sizes along each axis on a chunked device (``DASK``); None on ``CPU``.
 
-        Not part of the standard. Choose chunks with ``asarray(..., chunks=)`` or
-        ``to_device(..., chunks=)``.
+        Not part of the standard. An unknown (data-dependent) chunk size is
+        ``None``, as in :attr:`shape`. Choose chunks with the ``chunks=`` argument
+        of the creation functions and of :meth:`to_device`.
         """
         return self._device.chunks(self._data)
 
@@ -158,46 +162,43 @@ class Array:
                 f"Array.T: x.T is only defined for 2-D arrays, got shape {self.shape}; use "
                 "x.mT to transpose the last two axes or permute_dims for any order."
             )
-        return _wrap(self._data.T, self._device)
-
-    @property
-    def mT(self) -> Array:
-        """Transpose of the last two axes (a stack of matrices)."""
-        from ._linear_algebra import matrix_transpose
-
-        return matrix_transpose(self)
+        return result(self._data.T, self._device)
 
     # --- interchange ----------------------------------------------------------------
     def __array_namespace__(self, /, *, api_version: str | None = None) -> types.ModuleType:
         """Return the ``strict_array`` namespace (the array API entry point)."""
-        if api_version is not None and api_version not in _SUPPORTED_VERSIONS:
+        if api_version is not None and api_version not in SUPPORTED_VERSIONS:
             raise ValueError(
                 f"__array_namespace__: api_version {api_version!r} is not supported; "
-                f"supported versions are {', '.join(_SUPPORTED_VERSIONS)}."
+                f"supported versions are {', '.join(SUPPORTED_VERSIONS)}."
             )
         return _namespace
 
-    def to_device(
-        self, device: Device | str, /, *, stream: None = None, chunks: Any = None
-    ) -> Array:
+    def to_device(self, device: DeviceLike, /, *, stream: None = None, chunks: Any = None) -> Array:
         """Copy the array to ``device``.
 
         Parameters
         ----------
-        device : Device
+        device : Device or str
             Target device. Moving to ``CPU`` computes a lazy array.
         stream : None
             Not used (no device here has streams); must be None.
         chunks : optional
             Chunking on a chunked device (Dask's ``chunks`` argument; default
             ``"auto"``).
+
+        Returns
+        -------
+        Array
         """
+        from ._devices import as_device
+
         if stream is not None:
             raise ValueError("to_device: stream must be None; no strict_array device has streams.")
         target = as_device(device, "to_device")
         if target is self._device:  # at most a lazy re-chunking
-            return self if chunks is None else _wrap(target.rechunk(self._data, chunks), target)
-        return _wrap(target.from_numpy(self._device.to_numpy(self._data), chunks), target)
+            return self if chunks is None else result(target.rechunk(self._data, chunks), target)
+        return result(target.from_numpy(self._device.to_numpy(self._data), chunks), target)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         # Lets NumPy-only code (np.asarray(x)) read the data; lazy arrays compute.
@@ -227,15 +228,16 @@ class Array:
         return data.__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        """DLPack device: the host CPU (``(1, 0)``) for every strict_array device."""
-        return (1, 0)
+        """DLPack device of the exported data (``(1, 0)``, the host CPU, here)."""
+        return self._device.dlpack_device
 
     # --- Python scalars -------------------------------------------------------------
     def _scalar(self, kind: str, allowed: str) -> Any:
         if self.ndim != 0:
+            element = "x[" + ", ".join("0" * self.ndim) + "]"
             raise TypeError(
                 f"{kind}(x) needs a 0-d array, got shape {self.shape}; index a single "
-                "element first (e.g. x[0, 1]) or reduce (e.g. xp.all(x))."
+                f"element first (e.g. {element}) or reduce (e.g. strict_array.all(x))."
             )
         if self.dtype.kind not in allowed:
             raise TypeError(
@@ -260,11 +262,12 @@ class Array:
 
     # --- display --------------------------------------------------------------------
     def __repr__(self) -> str:
-        dev = "" if self._device is CPU else f", device={self._device!r}"
-        if self._device is CPU:
-            body = np.array2string(self._data, separator=", ", prefix="Array(")
-            return f"Array({body}, dtype={self.dtype}{dev})"
-        return f"Array(<lazy, shape={self.shape}>, dtype={self.dtype}{dev})"
+        dev = self._device
+        suffix = "" if dev.host else f", device={dev!r}"
+        if dev.lazy:
+            return f"Array(<lazy, shape={self.shape}>, dtype={self.dtype}{suffix})"
+        body = np.array2string(dev.to_numpy(self._data), separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self.dtype}{suffix})"
 
     def __str__(self) -> str:
         return self.__repr__()
@@ -277,141 +280,157 @@ class Array:
             raise TypeError("len(): the first axis has unknown size until computed")
         return n
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Array]:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(len(self)))
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, str]]:
-        return (_rebuild, (self._data, self._device.name))
+    def __reduce__(self) -> tuple[Any, tuple[Any, Device]]:
+        return (result, (self._data, self._device))
 
-    # --- indexing -------------------------------------------------------------------
-    def __getitem__(self, key: Any, /) -> Array:
-        tk = type(key)
-        # basic indexing goes straight to the backend; anything else is checked
-        if tk is tuple:
-            for k in key:
-                if type(k) not in _BASIC_INDEX_TYPES:
-                    return _indexing.getitem(self, key)
-        elif tk is not slice and tk is not int:
-            return _indexing.getitem(self, key)
-        try:
-            r = self._data[key]
-        except TypeError:  # e.g. Array slice bounds a backend will not __index__
-            return _indexing.getitem(self, key)
-        dev = self._device
-        if type(r) is not dev.array_type:
-            r = dev.coerce(r)
-        out = _object_new(Array)
-        out._data = r
-        out._device = dev
-        return out
+    # --- NumPy habits ---------------------------------------------------------------
+    def __getattr__(self, name: str) -> Any:
+        # only reached when normal lookup fails: no cost on the hot path
+        hint = NUMPY_METHODS.get(name)
+        if hint is None:
+            raise AttributeError(f"'strict_array.Array' object has no attribute {name!r}")
+        raise AttributeError(
+            f"'strict_array.Array' object has no attribute {name!r} (a NumPy method): "
+            f"array API arrays keep their operations in the namespace; use {hint}."
+        )
 
-    def __setitem__(self, key: Any, value: Any, /) -> None:
-        _indexing.setitem(self, key, value)
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        # NumPy's ufuncs do not take strict arrays: a raw NumPy operand is refused with
+        # the conversion that fixes it, anything else gets the namespace function's
+        # name. One case computes: a NumPy scalar's operator (np.float64(2) * x) arrives
+        # here, and NumPy scalars are Python scalars to strict_array.
+        for operand in inputs:
+            if not (type(operand) is Array or type(operand) in PY_SCALARS
+                    or isinstance(operand, np.generic)):  # fmt: skip
+                refuse_operand(ufunc.__name__, operand)
+        name = UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
+        if method == "__call__" and name in OPERATOR_FUNCTIONS and not kwargs:
+            if any(isinstance(operand, np.generic) for operand in inputs):
+                return getattr(_namespace, name)(*inputs)
+        call = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+        if method != "__call__":
+            name = REDUCTIONS.get((ufunc.__name__, method), f"{name} ({method})")
+        raise TypeError(
+            f"{call}: NumPy functions do not take strict_array arrays; use "
+            f"strict_array.{name} (or np.asarray(x) for a NumPy copy)."
+        )
 
 
-_SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+#: The well-known NumPy array methods and their namespace spelling.
+_SAME_NAME_METHODS = (
+    "mean", "sum", "std", "var", "max", "min", "prod", "all", "any", "argmax", "argmin",
+    "round", "clip", "nonzero", "sort", "argsort", "squeeze", "repeat", "take",
+)  # fmt: skip
+NUMPY_METHODS = {
+    **{m: f"strict_array.{m}(x, ...)" for m in _SAME_NAME_METHODS},
+    "cumsum": "strict_array.cumulative_sum(x, ...)",
+    "cumprod": "strict_array.cumulative_prod(x, ...)",
+    "astype": "strict_array.astype(x, dtype)",
+    "reshape": "strict_array.reshape(x, shape)",
+    "flatten": "strict_array.reshape(x, (-1,))",
+    "ravel": "strict_array.reshape(x, (-1,))",
+    "transpose": "strict_array.permute_dims(x, axes) or x.mT",
+    "swapaxes": "strict_array.moveaxis(x, source, destination) or x.mT",
+    "dot": "strict_array.matmul(x, y) or strict_array.vecdot(x, y)",
+    "copy": "strict_array.asarray(x, copy=True)",
+    "tolist": "np.asarray(x).tolist()",
+    "item": "float(x), int(x) or bool(x) on a 0-d array",
+    "fill": "x[...] = value",
+    "conj": "strict_array.conj(x)",
+    "conjugate": "strict_array.conj(x)",
+    "real": "strict_array.real(x)",
+    "imag": "strict_array.imag(x)",
+    "compute": "strict_array.compute(x) or np.asarray(x)",
+    "persist": "strict_array.persist(x)",
+}
 
+#: NumPy ufunc names whose namespace function is spelled differently.
+UFUNC_NAMES = {
+    "absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin",
+    "arcsinh": "asinh", "arctan": "atan", "arctan2": "atan2", "arctanh": "atanh",
+    "power": "pow", "invert": "bitwise_invert", "left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift", "conjugate": "conj", "true_divide": "divide",
+    "mod": "remainder", "fmod": "remainder", "rint": "round",
+}  # fmt: skip
+
+#: The namespace functions that Python operators call.
+OPERATOR_FUNCTIONS = frozenset({
+    "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+})  # fmt: skip
+
+#: NumPy ufunc methods that are a namespace reduction.
+REDUCTIONS = {
+    ("add", "reduce"): "sum",
+    ("multiply", "reduce"): "prod",
+    ("maximum", "reduce"): "max",
+    ("minimum", "reduce"): "min",
+    ("logical_and", "reduce"): "all",
+    ("logical_or", "reduce"): "any",
+    ("add", "accumulate"): "cumulative_sum",
+    ("multiply", "accumulate"): "cumulative_prod",
+}
+
+SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
+#: the strict_array module (set by strict_array._operators.install)
+_namespace = types.ModuleType("strict_array")
 _object_new = object.__new__
-# set by _install_operators once the package is imported (they import this module)
-_indexing: types.ModuleType
-_namespace: types.ModuleType
-_BASIC_INDEX_TYPES = frozenset({int, slice, type(Ellipsis), type(None)})
 
 
-def _wrap(data: Any, device: Device) -> Array:
-    """Make an Array from backend data (internal; no checks)."""
+def result(data: Any, device: Device) -> Array:
+    """The Array of backend ``data`` on ``device`` (NumPy scalars become 0-d arrays)."""
+    if type(data) is not device.array_type:
+        data = device.coerce(data)
     a = _object_new(Array)
     a._data = data
     a._device = device
     return a
 
 
-def _rebuild(data: Any, device_name: str) -> Array:
-    return _wrap(data, as_device(device_name, "unpickle"))
-
-
-def _install_operators() -> None:
-    """Attach every operator, each calling the namespace function it maps to."""
-    global _indexing, _namespace
-    import strict_array as _namespace
-
-    from . import _elementwise as ew
-    from . import _indexing
-    from ._linear_algebra import matmul
-
-    binary = {
-        "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-        "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
-        "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-        "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
-    }  # fmt: skip
-    for short, name in binary.items():
-        setattr(Array, f"__{short}__", ew.make_binary(name, "forward"))
-        setattr(Array, f"__r{short}__", ew.make_binary(name, "reflected"))
-        setattr(Array, f"__i{short}__", ew.inplace_operator(name))
-    comparisons = {
-        "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
-        "gt": "greater", "ge": "greater_equal",
-    }  # fmt: skip
-    for short, name in comparisons.items():
-        setattr(Array, f"__{short}__", ew.make_binary(name, "forward"))
-    for short, name in {
-        "neg": "negative",
-        "pos": "positive",
-        "abs": "abs",
-        "invert": "bitwise_invert",
-    }.items():
-        setattr(Array, f"__{short}__", ew.FUNCTIONS[name])
-
-    def __matmul__(self: Array, other: Any) -> Array:
-        if type(other) is not Array:
-            return ew.refuse_operand("matmul", other)
-        return matmul(self, other)
-
-    def __rmatmul__(self: Array, other: Any) -> Array:
-        if type(other) is not Array:
-            return ew.refuse_operand("matmul", other)
-        return matmul(other, self)
-
-    def __imatmul__(self: Array, other: Any) -> Array:
-        if type(other) is not Array:
-            return ew.refuse_operand("matmul", other)
-        return ew.assign_inplace("matmul", self, matmul(self, other))
-
-    Array.__matmul__ = __matmul__  # type: ignore[method-assign]
-    Array.__rmatmul__ = __rmatmul__  # type: ignore[method-assign]
-    Array.__imatmul__ = __imatmul__  # type: ignore[method-assign]
-
-
 def expect_array(op: str, x: object, name: str = "x") -> Array:
     """``x`` if it is an Array, else the TypeError naming the operation."""
     if type(x) is Array:
         return x
-    from ._elementwise import refuse_operand
-
-    return refuse_operand(f"{op} ({name})", x)
+    refuse_operand(f"{op} ({name})", x, ARRAY)
 
 
-def common_device(op: str, arrays: Any) -> Device:
+def common_device(op: str, arrays: Sequence[object]) -> Device:
     """The one device of ``arrays`` (all must be Arrays on the same device)."""
     dev = None
     for i, a in enumerate(arrays):
-        expect_array(op, a, f"argument {i}")
+        a = expect_array(op, a, f"argument {i}")
         if dev is None:
             dev = a._device
         elif a._device is not dev:
-            from ._elementwise import mixed_devices
-
             raise mixed_devices(op, dev, a._device)
     if dev is None:
         raise ValueError(f"{op}: at least one array is required.")
     return dev
 
 
-def result(data: Any, device: Device) -> Array:
-    """Wrap a backend result, turning NumPy scalars into 0-d arrays."""
-    if type(data) is not device.array_type:
-        data = device.coerce(data)
-    return _wrap(data, device)
+def as_scalar(op: str, value: object, accepts: str = ARRAY) -> Scalar:
+    """A Python scalar argument; NumPy scalars become Python scalars (weak typing)."""
+    if type(value) in PY_SCALARS:
+        return value  # type: ignore[return-value]
+    if isinstance(value, np.generic) and type(value.item()) in PY_SCALARS:
+        return value.item()  # type: ignore[no-any-return]
+    refuse_operand(op, value, accepts)
+
+
+# Writes to one array (x[key] = v, in-place operators) read, compute and store its
+# data; concurrent writers from threads must not interleave there, or updates are
+# lost. A fixed table of locks, picked by the array's identity, costs nothing per
+# array and lets writes to different arrays proceed in parallel.
+_MUTATION_LOCKS = tuple(threading.RLock() for _ in range(64))
+
+
+def mutation_lock(x: Array) -> threading.RLock:
+    """The lock every write to ``x`` holds."""
+    return _MUTATION_LOCKS[id(x) >> 4 & 63]

@@ -19,7 +19,7 @@ def standardise(x: xp.Array) -> xp.Array:
 
 
 def fit_linear(x: xp.Array, y: xp.Array, steps: int = 50, lr: float = 0.1) -> xp.Array:
-    w = xp.zeros(x.shape[1])
+    w = xp.zeros_like(x[0, :])
     for _ in range(steps):
         residual = x @ w - y
         grad = xp.mean(x * residual[:, None], axis=0)  # (n, d) with (n, 1): same rank, fine

@@ -1,32 +1,47 @@
-"""Shape rules of strict broadcasting, kept apart from execution.
+"""Shape rules of strict broadcasting, kept apart from execution and from policy.
 
-Everything here is pure: functions of shape tuples that either return a shape
-(or a plan) or raise an error naming the operation, the shapes and the fix.
-Nothing here knows about NumPy, Dask or array objects, so the same rules hold
-on every device. Unknown (data-dependent) sizes are ``None``.
+Everything here is pure: functions of shape tuples that return a shape or a
+plan, or raise an error naming the operation, the shapes and the fix when the
+arguments themselves are invalid. Nothing here knows about backends or array
+objects, so the same rules hold on every device; unknown (data-dependent)
+sizes are ``None``.
 
-The contract is SEMANTICS.md: sections 1-3 for broadcasting and
-``broadcast_in_dim``, section 5 for ``sum_to``.
+Where an operation would *promote ranks* (operands of different ranks without
+``broadcast_dimensions``), a plan carries a :class:`Promotion`; deciding what
+happens to it (raise, warn, record, allow) is the policy's job
+(:mod:`strict_array._policy`), never this module's.
+
+The contract is the "Semantics" page of the documentation (``docs/semantics.md``):
+sections 1-3 for broadcasting and ``broadcast_in_dim``, section 5 for ``sum_to``.
 """
 
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Sequence
+from typing import NamedTuple
 
-Shape = tuple["int | None", ...]
+import numpy as np
+
+from ._typing import Shape
 
 __all__ = [
-    "RankPromotionError",
-    "RankPromotionWarning",
+    "BinaryPlan",
+    "Promotion",
+    "SumToPlan",
+    "as_shape",
+    "batch_plan",
+    "binary_plan",
     "broadcast_dim",
-    "broadcast_shapes",
     "broadcast_in_dim_shape",
+    "broadcast_shapes",
     "candidate_broadcast_dimensions",
     "check_broadcast_dimensions",
     "insert_axes_key",
     "numpy_trailing_dimensions",
-    "rank_promotion_message",
+    "operands_plan",
+    "promotion_message",
     "sum_to_plan",
 ]
 
@@ -34,74 +49,71 @@ __all__ = [
 _MAX_CANDIDATES = 8
 
 
-class RankPromotionError(ValueError):
-    """An operation between arrays of different ranks without ``broadcast_dimensions``.
-
-    Raised in the default ``"raise"`` rank-promotion mode. The message names the
-    operation, both shapes and the ``broadcast_dimensions`` that would make the
-    call explicit.
-    """
-
-    __module__ = "strict_array"
-
-
-class RankPromotionWarning(UserWarning):
-    """NumPy-style rank promotion happened in the ``"warn"`` rank-promotion mode.
-
-    The warning is attributed to the first stack frame outside ``strict_array``,
-    so the standard :mod:`warnings` filters (by module, ``-W error::...``,
-    pytest's ``filterwarnings``) apply to it.
-    """
-
-    __module__ = "strict_array"
-
-
 def _fmt(shape: Shape) -> str:
     inner = ", ".join("?" if s is None else str(s) for s in shape)
     return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
-def broadcast_dim(a: int | None, b: int | None) -> int | None:
-    """Degenerate broadcasting of one dimension; ``-1`` marks a conflict."""
-    if a == b:
-        return a
-    if a == 1:
-        return b
-    if b == 1:
-        return a
-    return -1  # unknown against a known size other than 1 is a conflict, as in Dask
-
-
-def broadcast_shapes(op: str, shape1: Shape, shape2: Shape) -> Shape:
-    """Result shape of degenerate (same-rank, size-1) broadcasting (rule 2).
-
-    Raises
-    ------
-    RankPromotionError
-        If the ranks differ (the caller decides about rank promotion first).
-    ValueError
-        If a pair of sizes is neither equal nor contains a 1.
-    """
-    if len(shape1) != len(shape2):
-        raise RankPromotionError(rank_promotion_message(op, shape1, shape2, "raise"))
-    out = []
-    for axis, (a, b) in enumerate(zip(shape1, shape2)):
-        d = broadcast_dim(a, b)
-        if d == -1:
-            raise ValueError(
-                f"{op}: shapes {_fmt(shape1)} and {_fmt(shape2)} cannot be broadcast: "
-                f"axis {axis} has sizes {_size(a)} and {_size(b)}, which are neither "
-                "equal nor 1. Reshape or slice one operand so that every axis has "
-                "equal sizes or size 1."
-            )
-        out.append(d)
-    return tuple(out)
+def _and(shapes: Sequence[Shape]) -> str:
+    shown = [_fmt(s) for s in shapes]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
 def _size(s: int | None) -> str:
     return "unknown" if s is None else str(s)
 
 
+# --- degenerate (size-1) broadcasting -----------------------------------------------
+def broadcast_dim(a: int | None, b: int | None) -> int | None:
+    """Degenerate broadcasting of one dimension; ``-1`` marks a conflict.
+
+    Unknown against 1 or unknown stays unknown; unknown against a known size
+    other than 1 is a conflict (section 4), as Dask's own checks should but do not say.
+    """
+    if a == b:
+        return a
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    return -1
+
+
+def broadcast_shapes(op: str, *shapes: Shape) -> Shape:
+    """The shape NumPy-style broadcasting of ``shapes`` gives (``None`` = unknown).
+
+    Shapes of lower rank are aligned with the trailing axes: callers apply the
+    rank rule first, so for them this is degenerate broadcasting of equal ranks.
+
+    Raises
+    ------
+    ValueError
+        A pair of sizes on one axis is neither equal nor 1, naming ``op``, the
+        shapes and the axis.
+    """
+    ndim = max((len(s) for s in shapes), default=0)
+    out: list[int | None] = [1] * ndim
+    for s in shapes:
+        for axis, size in enumerate(s, ndim - len(s)):
+            d = broadcast_dim(out[axis], size)
+            if d == -1:
+                unknown = (
+                    " (an unknown size broadcasts only against 1 or an unknown size)"
+                    if out[axis] is None or size is None
+                    else ""
+                )
+                same_rank = all(len(t) == ndim for t in shapes)
+                raise ValueError(
+                    f"{op}: shapes {_and(shapes)} cannot be broadcast: axis "
+                    f"{axis if same_rank else axis - ndim} has sizes {_size(out[axis])} and "
+                    f"{_size(size)}, which are neither equal nor 1{unknown}. Reshape or "
+                    "slice an operand so that every axis has equal sizes or size 1."
+                )
+            out[axis] = d
+    return tuple(out)
+
+
+# --- broadcast_dimensions -----------------------------------------------------------
 def numpy_trailing_dimensions(low_ndim: int, high_ndim: int) -> tuple[int, ...]:
     """The ``broadcast_dimensions`` equivalent to NumPy's trailing alignment."""
     return tuple(range(high_ndim - low_ndim, high_ndim))
@@ -130,35 +142,161 @@ def candidate_broadcast_dimensions(low: Shape, high: Shape) -> list[tuple[int, .
     return found
 
 
-def _reduced_axes(low: Shape, high: Shape) -> list[tuple[int, ...]]:
-    """Axes of ``high`` whose removal leaves exactly ``low`` (a reduction result)."""
+def _as_dims(op: str, name: str, dims: object, length: int) -> tuple[int, ...]:
+    """A ``broadcast_dimensions`` argument as a tuple of ints, checked in the
+    contract's order: a sequence, then its length, then each entry's type."""
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(
+            f"{op}: {name} must be a tuple of ints, got {type(dims).__name__} {dims!r}."
+        )
+    if len(dims) != length:
+        return tuple(dims)  # the caller reports the length with the shapes
     out = []
-    for dims in itertools.combinations(range(len(high)), len(low)):
-        if all(low[i] == high[d] for i, d in enumerate(dims)):
-            out.append(tuple(a for a in range(len(high)) if a not in dims))
-    return out
+    for d in dims:
+        if isinstance(d, (bool, np.bool_)):
+            raise TypeError(
+                f"{op}: {name}={tuple(dims)!r} has the boolean entry {d!r}; entries must be "
+                "integers (Python ints or NumPy integers), never booleans."
+            )
+        try:
+            out.append(operator.index(d))  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(
+                f"{op}: {name}={tuple(dims)!r} has the entry {d!r} of type "
+                f"{type(d).__name__}; entries must be integers (Python ints or NumPy "
+                "integers, anything operator.index accepts), never booleans."
+            ) from None
+    return tuple(out)
 
 
-def rank_promotion_message(
-    op: str, shape1: Shape, shape2: Shape, mode: str, *, takes_dims: bool = True
-) -> str:
-    """The error or warning text for rank promotion between two shapes.
+def check_broadcast_dimensions(
+    op: str,
+    low: Shape,
+    high: Shape,
+    dims: object,
+    *,
+    name: str = "broadcast_dimensions",
+    target: str = "the higher-rank operand",
+) -> tuple[int, ...]:
+    """Validate ``dims`` mapping shape ``low`` into shape ``high`` (section 1.3).
 
-    It names the operation and both shapes, and gives the fix: the candidate
-    ``broadcast_dimensions`` (NumPy's trailing alignment first) and
-    ``keepdims=True`` where the lower-rank operand looks like a reduction.
-    ``takes_dims=False`` is for operations without a ``broadcast_dimensions``
-    argument (``where``, ``clip``, ``x[key] = v``, ...): the fix is then
-    ``broadcast_in_dim`` on the lower-rank operand.
+    Checks, in order, each with its own message: a sequence whose length equals
+    ``len(low)``; integer entries (never booleans); ``0 <= d < len(high)``;
+    compatible sizes; strictly increasing. Returns the validated tuple.
     """
+    checked = _as_dims(op, name, dims, len(low))
+    if len(checked) != len(low):
+        raise ValueError(
+            f"{op}: {name}={checked} has {len(checked)} entries but the operand of shape "
+            f"{_fmt(low)} has rank {len(low)}; give one target axis of {target} "
+            f"{_fmt(high)} per axis, e.g. {numpy_trailing_dimensions(len(low), len(high))}."
+        )
+    for d in checked:
+        if not 0 <= d < len(high):
+            raise ValueError(
+                f"{op}: {name}={checked} has entry {d} outside [0, {len(high)}) for "
+                f"{target} of shape {_fmt(high)} (negative entries are not wrapped)."
+            )
+    for i, d in enumerate(checked):
+        if not _compatible(low[i], high[d]):
+            raise ValueError(
+                f"{op}: {name}={checked} maps axis {i} (size {_size(low[i])}) of shape "
+                f"{_fmt(low)} to axis {d} (size {_size(high[d])}) of shape {_fmt(high)}; "
+                "mapped sizes must be equal or 1." + _suggest(low, high)
+            )
+    for a, b in itertools.pairwise(checked):
+        if not a < b:
+            raise ValueError(
+                f"{op}: {name}={checked} must be strictly increasing (no repeated or "
+                "reordered axes); to reorder axes use permute_dims first."
+            )
+    return checked
+
+
+def _suggest(low: Shape, high: Shape) -> str:
+    cands = candidate_broadcast_dimensions(low, high)
+    if not cands:
+        return ""
+    return " Valid choices: " + ", ".join(str(c) for c in cands[:_MAX_CANDIDATES]) + "."
+
+
+def check_same_rank_dimensions(op: str, ndim: int, dims: object) -> None:
+    """Rule 2: with equal ranks, ``dims`` must be None or the identity."""
+    if dims is None:
+        return
+    checked = _as_dims(op, "broadcast_dimensions", dims, ndim)
+    if checked != tuple(range(ndim)):
+        raise ValueError(
+            f"{op}: both operands have rank {ndim}, so broadcast_dimensions must be None "
+            f"or the identity {tuple(range(ndim))}, got {checked}; use permute_dims to "
+            "reorder axes."
+        )
+
+
+def check_scalar_dimensions(op: str, dims: object) -> None:
+    """Rule 1: a scalar operand always broadcasts; a non-empty ``dims`` is an error."""
+    if dims is None:
+        return
+    checked = _as_dims(op, "broadcast_dimensions", dims, 0)
+    if checked:
+        raise ValueError(
+            f"{op}: broadcast_dimensions={checked} was given but one operand is a "
+            "scalar (a Python scalar or a 0-d array), which always broadcasts; omit "
+            "broadcast_dimensions."
+        )
+
+
+def insert_axes_key(high_ndim: int, dims: tuple[int, ...]) -> tuple[slice | None, ...]:
+    """Index key viewing an operand at rank ``high_ndim``: its axes go to ``dims``,
+    every other position gets a new size-1 axis (``None``)."""
+    mapped = set(dims)
+    return tuple(slice(None) if d in mapped else None for d in range(high_ndim))
+
+
+# --- promotions: what the policy decides about -----------------------------------------
+class Promotion(NamedTuple):
+    """A rank promotion about to happen; the policy raises, warns, records or allows it.
+
+    ``kind`` says which rule: ``"binary"`` (element-wise functions, which take
+    ``broadcast_dimensions``), ``"operands"`` (``where``, ``clip``, ``x[key] = v``,
+    ``linalg.cross``: no ``broadcast_dimensions``), ``"batch"`` (stacks of
+    matrices or vectors; ``core`` counts each operand's matrix axes) or
+    ``"sum_to"`` (the adjoint of a promotion). ``failure`` is the error NumPy's
+    trailing alignment would meet, raised instead of promoting.
+    """
+
+    op: str
+    shape1: Shape
+    shape2: Shape
+    kind: str
+    core: tuple[int, int] = (0, 0)
+    failure: str | None = None
+
+
+def promotion_message(p: Promotion, mode: str) -> str:
+    """The error (``mode="raise"``) or warning text for a promotion, with the fix."""
+    if p.kind == "batch":
+        return _batch_message(p, mode)
+    if p.kind == "sum_to":
+        return _sum_to_message(p, mode)
+    return _rank_message(p, mode)
+
+
+def _applied(mode: str) -> str:
+    return f"; NumPy-style rank promotion applied (rank-promotion mode {mode!r})"
+
+
+def _rank_message(p: Promotion, mode: str) -> str:
+    shape1, shape2 = p.shape1, p.shape2
+    takes_dims = p.kind == "binary"
     low, high = (shape1, shape2) if len(shape1) < len(shape2) else (shape2, shape1)
     which = "first" if low is shape1 else "second"
     head = (
-        f"{op}: operands of shapes {_fmt(shape1)} and {_fmt(shape2)} have different "
+        f"{p.op}: operands of shapes {_fmt(shape1)} and {_fmt(shape2)} have different "
         f"ranks ({len(shape1)} and {len(shape2)})"
     )
     if mode != "raise":
-        head += f"; NumPy-style rank promotion applied (rank-promotion mode {mode!r})"
+        head += _applied(mode)
     elif takes_dims:
         head += " and broadcast_dimensions was not given"
     cands = candidate_broadcast_dimensions(low, high)
@@ -204,117 +342,170 @@ def rank_promotion_message(
     return " ".join(parts)
 
 
-def batch_rank_message(
-    op: str, shape1: Shape, shape2: Shape, core1: int, core2: int, mode: str
-) -> str:
-    """The error or warning text for stacks whose batch parts differ in rank.
+def _reduced_axes(low: Shape, high: Shape) -> list[tuple[int, ...]]:
+    """Axes of ``high`` whose removal leaves exactly ``low`` (a reduction result)."""
+    out = []
+    for dims in itertools.combinations(range(len(high)), len(low)):
+        if all(low[i] == high[d] for i, d in enumerate(dims)):
+            out.append(tuple(a for a in range(len(high)) if a not in dims))
+    return out
 
-    ``core1``/``core2`` trailing axes of each operand are its matrix (or vector)
-    axes; the axes before them are the batch ("stack") axes.
-    """
+
+def _batch_message(p: Promotion, mode: str) -> str:
+    """Stacks whose batch ("stack") parts differ in rank: name the valid placements."""
+    (core1, core2), shape1, shape2 = p.core, p.shape1, p.shape2
     b1, b2 = shape1[: len(shape1) - core1], shape2[: len(shape2) - core2]
-    low = 1 if len(b1) < len(b2) else 2
-    missing = abs(len(b1) - len(b2))
     head = (
-        f"{op}: operands of shapes {_fmt(shape1)} and {_fmt(shape2)} have batch shapes "
+        f"{p.op}: operands of shapes {_fmt(shape1)} and {_fmt(shape2)} have batch shapes "
         f"{_fmt(b1)} and {_fmt(b2)} of different ranks"
     )
     if mode != "raise":
-        return head + f"; NumPy-style rank promotion applied (rank-promotion mode {mode!r})."
-    lead = "(None,) * " + str(missing) if missing > 1 else "None"
+        return head + _applied(mode) + "."
+    low_is_1 = len(b1) < len(b2)
+    name = "x1" if low_is_1 else "x2"
+    low, high = (b1, b2) if low_is_1 else (b2, b1)
+    places = candidate_broadcast_dimensions(low, high)
+    if not places:
+        fix = (
+            f"No placement of {name}'s batch axes {_fmt(low)} among the batch axes "
+            f"{_fmt(high)} fits (each size must equal the other's or be 1); check the "
+            "operands' shapes."
+        )
+    else:
+        keys = [
+            f"{name}[" + ", ".join(":" if a is not None else "None" for a in key) + ", ...]"
+            for key in (insert_axes_key(len(high), dims) for dims in places[:_MAX_CANDIDATES])
+        ]
+        more = " (and more)" if len(places) > _MAX_CANDIDATES else ""
+        axes = f"{len(high)} batch ax{'is' if len(high) == 1 else 'es'}"
+        where = f", placing its batch axes {_fmt(low)} among {_fmt(high)}" if low else ""
+        fix = f"Give {name} {axes} first{where}: " + " or ".join(keys) + more + "."
     return (
-        f"{head}. Give operand {low} the same number of batch axes first, e.g. "
-        f"x{low}[{lead}, ...] or strict_array.expand_dims(x{low}, axis=0) "
-        "(or broadcast_in_dim to place them), or use strict_array.rank_promotion('warn') "
-        "or ('allow') to accept NumPy-style rank promotion."
+        f"{head}. {fix} To accept NumPy-style rank promotion instead, use "
+        "strict_array.rank_promotion('warn') or ('allow')."
     )
 
 
-def check_dims_tuple(op: str, name: str, dims: object) -> tuple[int, ...]:
-    if not isinstance(dims, (tuple, list)):
-        raise TypeError(
-            f"{op}: {name} must be a tuple of ints, got {type(dims).__name__} {dims!r}."
+def _sum_to_message(p: Promotion, mode: str) -> str:
+    shape, target = p.shape1, p.shape2
+    head = (
+        f"{p.op}: target shape {_fmt(target)} has lower rank than the array's shape {_fmt(shape)}"
+    )
+    trailing = numpy_trailing_dimensions(len(target), len(shape))
+    if mode != "raise":
+        return (
+            head
+            + f"; NumPy's trailing alignment {trailing} applied (rank-promotion mode {mode!r})."
         )
-    for d in dims:
-        if isinstance(d, bool) or not isinstance(d, int):
-            raise TypeError(
-                f"{op}: {name} entries must be ints (not bool), got {d!r} in {tuple(dims)!r}."
-            )
-    return tuple(int(d) for d in dims)
+    others = [c for c in candidate_broadcast_dimensions(target, shape) if c != trailing]
+    alternatives = (
+        "; other valid choices: " + ", ".join(str(c) for c in others[:_MAX_CANDIDATES])
+        if others
+        else ""
+    )
+    return (
+        f"{head} and broadcast_dimensions was not given. Say which axes of the array the "
+        f"target's axes are, e.g. broadcast_dimensions={trailing} (NumPy's trailing "
+        f"alignment){alternatives}. To accept NumPy-style alignment instead, use "
+        "strict_array.rank_promotion('warn') or ('allow')."
+    )
 
 
-def check_broadcast_dimensions(
-    op: str,
-    low: Shape,
-    high: Shape,
-    dims: object,
-    *,
-    name: str = "broadcast_dimensions",
-    target: str = "the higher-rank operand",
-) -> tuple[int, ...]:
-    """Validate ``dims`` mapping shape ``low`` into shape ``high`` (section 1.3).
+# --- plans ---------------------------------------------------------------------------
+class BinaryPlan(NamedTuple):
+    """How a binary element-wise operation broadcasts its operands.
 
-    Checks, in order, each with its own message: the length equals
-    ``len(low)``; each entry is an int (not a bool) with
-    ``0 <= d < len(high)``; sizes are compatible; entries strictly increase.
-    Returns the validated tuple.
+    ``low`` is the operand (0 or 1) viewed at the higher rank, or -1 when no
+    operand is mapped; ``key`` inserts its unmapped axes (None when NumPy's
+    trailing alignment does it by itself); ``promotion`` is set when the ranks
+    differ and ``broadcast_dimensions`` was not given.
     """
-    dims = check_dims_tuple(op, name, dims)
-    if len(dims) != len(low):
-        raise ValueError(
-            f"{op}: {name}={dims} has {len(dims)} entries but the operand of shape "
-            f"{_fmt(low)} has rank {len(low)}; give one target axis of {target} "
-            f"{_fmt(high)} per axis, e.g. {numpy_trailing_dimensions(len(low), len(high))}."
+
+    low: int
+    key: tuple[slice | None, ...] | None
+    promotion: Promotion | None
+
+
+_NO_MAPPING = BinaryPlan(-1, None, None)
+
+
+def binary_plan(op: str, shape1: Shape, shape2: Shape, dims: object) -> BinaryPlan:
+    """Plan a binary element-wise operation (section 1)."""
+    n1, n2 = len(shape1), len(shape2)
+    if n1 == n2:
+        check_same_rank_dimensions(op, n1, dims)
+        return _NO_MAPPING
+    if n1 == 0 or n2 == 0:  # a 0-d array is a scalar
+        check_scalar_dimensions(op, dims)
+        return _NO_MAPPING
+    low, (low_shape, high_shape) = (0, (shape1, shape2)) if n1 < n2 else (1, (shape2, shape1))
+    trailing = numpy_trailing_dimensions(len(low_shape), len(high_shape))
+    if dims is not None:
+        checked = check_broadcast_dimensions(op, low_shape, high_shape, dims)
+        key = None if checked == trailing else insert_axes_key(len(high_shape), checked)
+        return BinaryPlan(low, key, None)
+    failure = None
+    try:
+        check_broadcast_dimensions(op, low_shape, high_shape, trailing)
+    except ValueError as e:
+        failure = (
+            f"{op}: shapes {_fmt(shape1)} and {_fmt(shape2)} cannot be broadcast with "
+            f"NumPy's trailing alignment ({e})"
         )
-    for d in dims:
-        if not 0 <= d < len(high):
-            raise ValueError(
-                f"{op}: {name}={dims} has entry {d} outside [0, {len(high)}) for "
-                f"{target} of shape {_fmt(high)} (negative entries are not wrapped)."
-            )
-    for i, d in enumerate(dims):
-        if not _compatible(low[i], high[d]):
-            raise ValueError(
-                f"{op}: {name}={dims} maps axis {i} (size {_size(low[i])}) of shape "
-                f"{_fmt(low)} to axis {d} (size {_size(high[d])}) of shape {_fmt(high)}; "
-                "mapped sizes must be equal or 1." + _suggest(low, high)
-            )
-    for a, b in itertools.pairwise(dims):
-        if not a < b:
-            raise ValueError(
-                f"{op}: {name}={dims} must be strictly increasing (no repeated or "
-                "reordered axes); to reorder axes use permute_dims first."
-            )
-    return dims
+    return BinaryPlan(low, None, Promotion(op, shape1, shape2, "binary", failure=failure))
 
 
-def _suggest(low: Shape, high: Shape) -> str:
-    cands = candidate_broadcast_dimensions(low, high)
-    if not cands:
-        return ""
-    return " Valid choices: " + ", ".join(str(c) for c in cands[:_MAX_CANDIDATES]) + "."
+def operands_plan(op: str, *shapes: Shape) -> tuple[Shape, Promotion | None]:
+    """The result shape of operands that broadcast without ``broadcast_dimensions``
+    (``where``, ``clip``, ``x[key] = v``, ``linalg.cross``: section 2), and the
+    promotion when their ranks differ (0-d operands are scalars)."""
+    ranked = [s for s in shapes if len(s)]
+    promotion = None
+    for other in ranked[1:]:
+        if len(other) != len(ranked[0]):
+            failure = None
+            try:
+                broadcast_shapes(op, *shapes)
+            except ValueError as e:
+                failure = str(e)
+            promotion = Promotion(op, ranked[0], other, "operands", failure=failure)
+            break
+    if promotion is not None and promotion.failure is not None:
+        return (), promotion
+    return broadcast_shapes(op, *shapes), promotion
 
 
-def insert_axes_key(high_ndim: int, dims: tuple[int, ...]) -> tuple[slice | None, ...]:
-    """Index key viewing an operand at rank ``high_ndim``: its axes go to ``dims``,
-    every other position gets a new size-1 axis (``None``)."""
-    mapped = set(dims)
-    return tuple(slice(None) if d in mapped else None for d in range(high_ndim))
+def batch_plan(
+    op: str, shape1: Shape, shape2: Shape, core1: int = 2, core2: int = 2
+) -> Promotion | None:
+    """Stacks of matrices (``core`` axes each): the promotion when the batch parts'
+    ranks differ (section 2). Batch sizes are checked by :func:`batch_shape`."""
+    b1, b2 = shape1[: len(shape1) - core1], shape2[: len(shape2) - core2]
+    if len(b1) == len(b2):
+        return None
+    failure = None
+    try:
+        broadcast_shapes(op, b1, b2)
+    except ValueError as e:
+        failure = str(e)
+    return Promotion(op, shape1, shape2, "batch", (core1, core2), failure)
 
 
-def check_same_rank_dimensions(op: str, ndim: int, dims: object) -> None:
-    """Rule 2: with equal ranks, ``dims`` must be None or the identity."""
-    if dims is None:
-        return
-    dims = check_dims_tuple(op, "broadcast_dimensions", dims)
-    if dims != tuple(range(ndim)):
+def batch_shape(op: str, shape1: Shape, shape2: Shape, core1: int, core2: int) -> Shape:
+    """The broadcast batch shape of two stacks (after the policy allowed any promotion)."""
+    b1, b2 = shape1[: len(shape1) - core1], shape2[: len(shape2) - core2]
+    try:
+        return broadcast_shapes(op, b1, b2)
+    except ValueError:
         raise ValueError(
-            f"{op}: both operands have rank {ndim}, so broadcast_dimensions must be None "
-            f"or the identity {tuple(range(ndim))}, got {dims}; use permute_dims to "
-            "reorder axes."
-        )
+            f"{op}: the batch shapes {_fmt(b1)} and {_fmt(b2)} of operands of shapes "
+            f"{_fmt(shape1)} and {_fmt(shape2)} cannot be broadcast: each batch size must "
+            "equal the other's or be 1 (an unknown size broadcasts only against 1 or an "
+            "unknown size)."
+        ) from None
 
 
+# --- broadcast_in_dim and its adjoint -------------------------------------------------
 def broadcast_in_dim_shape(op: str, shape: Shape, target: Shape, dims: object) -> tuple[int, ...]:
     """Validate ``broadcast_in_dim`` (section 3); return the validated dimensions."""
     if len(shape) > len(target):
@@ -322,29 +513,30 @@ def broadcast_in_dim_shape(op: str, shape: Shape, target: Shape, dims: object) -
             f"{op}: cannot broadcast shape {_fmt(shape)} to the lower-rank shape "
             f"{_fmt(target)}; the target rank must be at least {len(shape)}."
         )
-    dims = check_broadcast_dimensions(op, shape, target, dims, target="the target shape")
-    for i, d in enumerate(dims):
+    checked = check_broadcast_dimensions(op, shape, target, dims, target="the target shape")
+    for i, d in enumerate(checked):
         if shape[i] != 1 and shape[i] != target[d]:
             raise ValueError(
                 f"{op}: axis {i} of shape {_fmt(shape)} has size {_size(shape[i])} but "
                 f"maps to axis {d} of size {_size(target[d])} in {_fmt(target)}; only "
                 "size 1 may be broadcast."
             )
-    return dims
+    return checked
 
 
-def sum_to_plan(
-    op: str, shape: Shape, target: Shape, dims: object, mode: str
-) -> tuple[tuple[int, ...], tuple[int, ...], bool]:
-    """Plan ``sum_to(x, target, dims)`` for ``x`` of shape ``shape`` (section 5).
+class SumToPlan(NamedTuple):
+    """How ``sum_to`` reduces: ``dropped`` axes are summed away, ``squeezed``
+    (mapped axes whose target size is 1) are summed and kept; ``promotion`` is
+    set when the target's placement was not given (the adjoint of a promotion)."""
 
-    Returns ``(dropped, squeezed, promoted)``: the axes of ``x`` that are not
-    in the target (summed away) and the mapped axes whose target size is 1
-    (summed, kept as size 1). ``promoted`` is True when the rank-promotion mode
-    supplied NumPy's trailing alignment (the caller warns).
-    """
-    target = tuple(target)
-    promoted = False
+    dropped: tuple[int, ...]
+    squeezed: tuple[int, ...]
+    promotion: Promotion | None
+
+
+def sum_to_plan(op: str, shape: Shape, target: tuple[int, ...], dims: object) -> SumToPlan:
+    """Plan ``sum_to(x, target, dims)`` for ``x`` of shape ``shape`` (section 5)."""
+    promotion = None
     if len(target) > len(shape):
         raise ValueError(
             f"{op}: target shape {_fmt(target)} has more axes than the array's shape "
@@ -353,65 +545,49 @@ def sum_to_plan(
         )
     if len(target) == len(shape):
         check_same_rank_dimensions(op, len(shape), dims)
-        dims = tuple(range(len(shape)))
+        checked = tuple(range(len(shape)))
     elif len(target) == 0:
-        if dims is not None and check_dims_tuple(op, "broadcast_dimensions", dims):
+        if dims is not None and _as_dims(op, "broadcast_dimensions", dims, 0):
             raise ValueError(
                 f"{op}: target shape () is a scalar, so broadcast_dimensions must be None "
                 f"or (), got {tuple(dims)}."  # type: ignore[arg-type]
             )
-        dims = ()
+        checked = ()
     elif dims is None:
-        if mode == "raise":
-            raise RankPromotionError(
-                f"{op}: target shape {_fmt(target)} has lower rank than the array's shape "
-                f"{_fmt(shape)} and broadcast_dimensions was not given. Say which axes of "
-                "the array the target's axes are, e.g. broadcast_dimensions="
-                f"{numpy_trailing_dimensions(len(target), len(shape))} (NumPy's trailing "
-                "alignment)"
-                + _alternatives(target, shape)
-                + ". To accept NumPy-style alignment instead, use "
-                "strict_array.rank_promotion('warn') or ('allow')."
-            )
-        dims = numpy_trailing_dimensions(len(target), len(shape))
-        promoted = True
+        checked = numpy_trailing_dimensions(len(target), len(shape))
+        promotion = Promotion(op, shape, target, "sum_to")
     else:
-        dims = check_broadcast_dimensions(op, target, shape, dims, target="the array")
-    for i, d in enumerate(dims):
+        checked = check_broadcast_dimensions(op, target, shape, dims, target="the array")
+    for i, d in enumerate(checked):
         t, s = target[i], shape[d]
         if t != 1 and t != s:
-            raise ValueError(
+            message = (
                 f"{op}: cannot sum shape {_fmt(shape)} to {_fmt(target)}"
-                + (f" with broadcast_dimensions={dims}" if len(dims) != len(shape) else "")
+                + (f" with broadcast_dimensions={checked}" if len(checked) != len(shape) else "")
                 + f": target axis {i} has size {_size(t)} but array axis {d} has size "
                 f"{_size(s)}; each target size must equal the array's or be 1."
             )
-    mapped = set(dims)
+            if promotion is None:
+                raise ValueError(message)
+            promotion = promotion._replace(failure=message)
+            break
+    mapped = set(checked)
     dropped = tuple(a for a in range(len(shape)) if a not in mapped)
-    squeezed = tuple(d for i, d in enumerate(dims) if target[i] == 1 and shape[d] != 1)
-    return dropped, squeezed, promoted
-
-
-def _alternatives(target: Shape, shape: Shape) -> str:
-    cands = [
-        c
-        for c in candidate_broadcast_dimensions(target, shape)
-        if c != numpy_trailing_dimensions(len(target), len(shape))
-    ]
-    if not cands:
-        return ""
-    return "; other valid choices: " + ", ".join(str(c) for c in cands[:_MAX_CANDIDATES])
+    squeezed = tuple(d for i, d in enumerate(checked) if target[i] == 1 and shape[d] != 1)
+    return SumToPlan(dropped, squeezed, promotion)
 
 
 def as_shape(shape: object, op: str) -> tuple[int, ...]:
     """Normalise a user-given shape (an int or a sequence of ints)."""
-    if isinstance(shape, int) and not isinstance(shape, bool):
-        return (shape,)
+    if isinstance(shape, (bool, np.bool_)):
+        raise TypeError(f"{op}: shape must be a tuple of ints, got {shape!r}.")
+    if hasattr(shape, "__index__") and not isinstance(shape, Sequence):
+        return (operator.index(shape),)  # type: ignore[arg-type]
     if not isinstance(shape, Sequence) or isinstance(shape, str):
         raise TypeError(f"{op}: shape must be a tuple of ints, got {shape!r}.")
     out = []
     for s in shape:
-        if isinstance(s, bool) or not hasattr(s, "__index__"):
+        if isinstance(s, (bool, np.bool_)) or not hasattr(s, "__index__"):
             raise TypeError(f"{op}: shape entries must be ints, got {s!r} in {tuple(shape)!r}.")
-        out.append(s.__index__())
+        out.append(operator.index(s))
     return tuple(out)

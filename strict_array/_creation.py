@@ -11,13 +11,20 @@ from typing import Any
 
 import numpy as np
 
-from ._array import Array, _wrap, common_device, expect_array, result
+from ._array import Array, common_device, expect_array, result
+from ._backends import Device, device_of_native
 from ._broadcasting import as_shape
-from ._devices import Device, as_device, device_of_native, get_default_device
+from ._devices import as_device, get_default_device
 from ._dtypes import as_dtype
+from ._typing import DeviceLike, DTypeLike, Scalar, ShapeLike
+
+_CHUNKS_DOC = """chunks : optional
+        Chunking on a chunked device (Dask's ``chunks``: sizes per axis, a
+        chunk shape, ``-1`` for one chunk, or ``"auto"``, the default); an error
+        on ``CPU``."""
 
 
-def _device(device: Any, op: str) -> Device:
+def _device(device: DeviceLike | None, op: str) -> Device:
     return get_default_device() if device is None else as_device(device, op)
 
 
@@ -25,8 +32,8 @@ def asarray(
     obj: Any,
     /,
     *,
-    dtype: Any = None,
-    device: Any = None,
+    dtype: DTypeLike | None = None,
+    device: DeviceLike | None = None,
     copy: bool | None = None,
     chunks: Any = None,
 ) -> Array:
@@ -89,7 +96,7 @@ def asarray(
     if copy is False and arr is not data and not np.shares_memory(arr, np.asarray(data)):
         raise ValueError("asarray: copy=False but the input cannot be used without a copy.")
     _check_kind(arr.dtype, obj)
-    return _wrap(target.from_numpy(arr, chunks), target)
+    return result(target.from_numpy(arr, chunks), target)
 
 
 def _check_kind(dtype: np.dtype, obj: Any) -> None:
@@ -101,9 +108,9 @@ def _check_kind(dtype: np.dtype, obj: Any) -> None:
         )
 
 
-def _make(op: str, device: Any, *args: Any, **kwargs: Any) -> Array:
+def _make(op: str, device: DeviceLike | None, chunks: Any, *args: Any, **kwargs: Any) -> Array:
     dev = _device(device, op)
-    return result(getattr(dev.ns, op)(*args, **kwargs), dev)
+    return result(dev.create(op, *args, chunks=chunks, **kwargs), dev)
 
 
 def arange(
@@ -112,8 +119,9 @@ def arange(
     stop: int | float | None = None,
     step: int | float = 1,
     *,
-    dtype: Any = None,
-    device: Any = None,
+    dtype: DTypeLike | None = None,
+    device: DeviceLike | None = None,
+    chunks: Any = None,
 ) -> Array:
     """Evenly spaced values in the half-open interval ``[start, stop)``.
 
@@ -123,79 +131,197 @@ def arange(
         With one argument it is ``stop`` and ``start`` is 0.
     dtype : dtype, optional
     device : Device, optional
+    {chunks}
 
     Returns
     -------
     Array
         1-D.
     """
-    return _make("arange", device, start, stop, step, dtype=as_dtype(dtype, "arange"))
+    return _make("arange", device, chunks, start, stop, step, dtype=as_dtype(dtype, "arange"))
 
 
-def empty(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
-    """Uninitialised array of ``shape`` (default dtype float64)."""
-    return _make("empty", device, as_shape(shape, "empty"), dtype=as_dtype(dtype, "empty"))
+def _filled(
+    op: str, shape: ShapeLike, dtype: DTypeLike | None, device: DeviceLike | None, chunks: Any,
+    *args: Any,
+) -> Array:  # fmt: skip
+    return _make(op, device, chunks, as_shape(shape, op), *args, dtype=as_dtype(dtype, op))
 
 
-def zeros(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
-    """Array of ``shape`` filled with zeros (default dtype float64)."""
-    return _make("zeros", device, as_shape(shape, "zeros"), dtype=as_dtype(dtype, "zeros"))
+def empty(
+    shape: ShapeLike,
+    *,
+    dtype: DTypeLike | None = None,
+    device: DeviceLike | None = None,
+    chunks: Any = None,
+) -> Array:
+    """Uninitialised array of ``shape``.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+    dtype : dtype, optional
+        Default float64.
+    device : Device, optional
+    {chunks}
+
+    Returns
+    -------
+    Array
+    """
+    return _filled("empty", shape, dtype, device, chunks)
 
 
-def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> Array:
-    """Array of ``shape`` filled with ones (default dtype float64)."""
-    return _make("ones", device, as_shape(shape, "ones"), dtype=as_dtype(dtype, "ones"))
+def zeros(
+    shape: ShapeLike,
+    *,
+    dtype: DTypeLike | None = None,
+    device: DeviceLike | None = None,
+    chunks: Any = None,
+) -> Array:
+    """Array of ``shape`` filled with zeros.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+    dtype : dtype, optional
+        Default float64.
+    device : Device, optional
+    {chunks}
+
+    Returns
+    -------
+    Array
+    """
+    return _filled("zeros", shape, dtype, device, chunks)
+
+
+def ones(
+    shape: ShapeLike,
+    *,
+    dtype: DTypeLike | None = None,
+    device: DeviceLike | None = None,
+    chunks: Any = None,
+) -> Array:
+    """Array of ``shape`` filled with ones.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+    dtype : dtype, optional
+        Default float64.
+    device : Device, optional
+    {chunks}
+
+    Returns
+    -------
+    Array
+    """
+    return _filled("ones", shape, dtype, device, chunks)
+
+
+def _check_fill(op: str, fill_value: object) -> None:
+    if not isinstance(fill_value, (bool, int, float, complex)):
+        raise TypeError(
+            f"{op}: fill_value must be a Python scalar (bool, int, float, complex), got "
+            f"{type(fill_value).__name__}."
+        )
 
 
 def full(
-    shape: Any, fill_value: bool | int | float | complex, *, dtype: Any = None, device: Any = None
+    shape: ShapeLike,
+    fill_value: Scalar,
+    *,
+    dtype: DTypeLike | None = None,
+    device: DeviceLike | None = None,
+    chunks: Any = None,
 ) -> Array:
     """Array of ``shape`` filled with ``fill_value``.
 
-    The dtype defaults to the kind of ``fill_value`` (bool, int64, float64,
-    complex128).
+    Parameters
+    ----------
+    shape : int or tuple of int
+    fill_value : bool, int, float or complex
+    dtype : dtype, optional
+        Default: the kind of ``fill_value`` (bool, int64, float64, complex128).
+    device : Device, optional
+    {chunks}
+
+    Returns
+    -------
+    Array
     """
-    if not isinstance(fill_value, (bool, int, float, complex)):
-        raise TypeError(
-            f"full: fill_value must be a Python scalar, got {type(fill_value).__name__}."
-        )
-    return _make("full", device, as_shape(shape, "full"), fill_value, dtype=as_dtype(dtype, "full"))
+    _check_fill("full", fill_value)
+    return _filled("full", shape, dtype, device, chunks, fill_value)
 
 
-def _like(op: str, x: Array, dtype: Any, device: Any, *args: Any) -> Array:
+def _like(
+    op: str, x: Array, dtype: DTypeLike | None, device: DeviceLike | None, chunks: Any,
+    *args: Any,
+) -> Array:  # fmt: skip
     x = expect_array(op, x)
     dev = x._device if device is None else as_device(device, op)
     dtype = x.dtype if dtype is None else as_dtype(dtype, op)
     if dev is x._device:  # the backend's own *_like keeps chunks and unknown sizes
-        return result(getattr(dev.ns, op)(x._data, *args, dtype=dtype), dev)
+        return result(dev.create(op, x._data, *args, chunks=chunks, dtype=dtype), dev)
     base = op[: -len("_like")]
-    return result(getattr(dev.ns, base)(tuple(x.shape), *args, dtype=dtype), dev)
+    return result(dev.create(base, tuple(x.shape), *args, chunks=chunks, dtype=dtype), dev)
 
 
-def empty_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
-    """Uninitialised array with the shape (and by default dtype and device) of ``x``."""
-    return _like("empty_like", x, dtype, device)
+_LIKE_DOC = """{summary}
+
+    Parameters
+    ----------
+    x : Array
+    {fill}dtype : dtype, optional
+        Default: ``x``'s.
+    device : Device, optional
+        Default: ``x``'s.
+    {chunks}
+
+    Returns
+    -------
+    Array
+    """
 
 
-def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
-    """Zeros with the shape (and by default dtype and device) of ``x``."""
-    return _like("zeros_like", x, dtype, device)
+def empty_like(
+    x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None,
+    chunks: Any = None,
+) -> Array:  # fmt: skip
+    return _like("empty_like", x, dtype, device, chunks)
 
 
-def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
-    """Ones with the shape (and by default dtype and device) of ``x``."""
-    return _like("ones_like", x, dtype, device)
+def zeros_like(
+    x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None,
+    chunks: Any = None,
+) -> Array:  # fmt: skip
+    return _like("zeros_like", x, dtype, device, chunks)
+
+
+def ones_like(
+    x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None,
+    chunks: Any = None,
+) -> Array:  # fmt: skip
+    return _like("ones_like", x, dtype, device, chunks)
 
 
 def full_like(
-    x: Array, /, fill_value: bool | int | float | complex, *, dtype: Any = None, device: Any = None
-) -> Array:
-    """``fill_value`` with the shape (and by default dtype and device) of ``x``."""
-    if not isinstance(fill_value, (bool, int, float, complex)):
-        raise TypeError(
-            f"full_like: fill_value must be a Python scalar, got {type(fill_value).__name__}."
-        )
-    return _like("full_like", x, dtype, device, fill_value)
+    x: Array, /, fill_value: Scalar, *, dtype: DTypeLike | None = None,
+    device: DeviceLike | None = None, chunks: Any = None,
+) -> Array:  # fmt: skip
+    _check_fill("full_like", fill_value)
+    return _like("full_like", x, dtype, device, chunks, fill_value)
+
+
+for _like_func, _summary, _fill in (
+    (empty_like, "Uninitialised array with the shape of ``x``.", ""),
+    (zeros_like, "Zeros with the shape of ``x``.", ""),
+    (ones_like, "Ones with the shape of ``x``.", ""),
+    (full_like, "``fill_value`` with the shape of ``x``.",
+     "fill_value : bool, int, float or complex\n    "),
+):  # fmt: skip
+    _like_func.__doc__ = _LIKE_DOC.format(summary=_summary, fill=_fill, chunks=_CHUNKS_DOC)
 
 
 def eye(
@@ -204,11 +330,29 @@ def eye(
     /,
     *,
     k: int = 0,
-    dtype: Any = None,
-    device: Any = None,
+    dtype: DTypeLike | None = None,
+    device: DeviceLike | None = None,
+    chunks: Any = None,
 ) -> Array:
-    """2-D array with ones on the ``k``-th diagonal and zeros elsewhere."""
-    return _make("eye", device, n_rows, n_cols, k=k, dtype=as_dtype(dtype, "eye"))
+    """2-D array with ones on the ``k``-th diagonal and zeros elsewhere.
+
+    Parameters
+    ----------
+    n_rows : int
+    n_cols : int, optional
+        Default: ``n_rows``.
+    k : int, default 0
+        The diagonal: 0 the main one, positive above, negative below.
+    dtype : dtype, optional
+        Default float64.
+    device : Device, optional
+    {chunks}
+
+    Returns
+    -------
+    Array
+    """
+    return _make("eye", device, chunks, n_rows, n_cols, k=k, dtype=as_dtype(dtype, "eye"))
 
 
 def linspace(
@@ -217,17 +361,38 @@ def linspace(
     /,
     num: int,
     *,
-    dtype: Any = None,
-    device: Any = None,
+    dtype: DTypeLike | None = None,
+    device: DeviceLike | None = None,
     endpoint: bool = True,
+    chunks: Any = None,
 ) -> Array:
-    """``num`` evenly spaced numbers over ``[start, stop]`` (or ``[start, stop)``)."""
+    """``num`` evenly spaced numbers over ``[start, stop]`` (or ``[start, stop)``).
+
+    Parameters
+    ----------
+    start, stop : int, float or complex
+    num : int
+    dtype : dtype, optional
+    device : Device, optional
+    endpoint : bool, default True
+        Whether ``stop`` is the last value.
+    {chunks}
+
+    Returns
+    -------
+    Array
+    """
     return _make(
-        "linspace", device, start, stop, num, dtype=as_dtype(dtype, "linspace"), endpoint=endpoint
-    )
+        "linspace", device, chunks, start, stop, num, dtype=as_dtype(dtype, "linspace"),
+        endpoint=endpoint,
+    )  # fmt: skip
 
 
-def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
+for _f in (arange, empty, zeros, ones, full, eye, linspace):
+    _f.__doc__ = _f.__doc__.replace("{chunks}", _CHUNKS_DOC)  # type: ignore[union-attr]
+
+
+def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> Array:
     """Array from an object supporting DLPack (``__dlpack__``), on the CPU host.
 
     Parameters
@@ -239,7 +404,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     """
     data = np.from_dlpack(x, copy=copy)
     target = as_device(device, "from_dlpack") if device is not None else get_default_device()
-    return _wrap(target.from_numpy(data), target)
+    return result(target.from_numpy(data), target)
 
 
 def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:

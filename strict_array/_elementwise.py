@@ -16,19 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from ._array import _PY_SCALARS, Array, _object_new, _wrap, result
-from ._broadcasting import (
-    broadcast_shapes,
-    check_broadcast_dimensions,
-    check_dims_tuple,
-    check_same_rank_dimensions,
-    insert_axes_key,
-    numpy_trailing_dimensions,
-)
-from ._devices import Device, device_of_native
-from ._modes import promote_or_raise
+from . import _policy as policy
+from ._array import Array, _object_new, as_scalar, mutation_lock, result
+from ._backends import Device, device_of_native
+from ._broadcasting import broadcast_shapes, check_scalar_dimensions
+from ._errors import ARRAY, ARRAY_OR_SCALAR, mixed_devices, refuse_operand
+from ._typing import PY_SCALARS, Scalar
 
-Scalar = bool | int | float | complex
 ArrayOrScalar = Array | Scalar
 
 # name -> one-line summary (the docstrings are built from these)
@@ -105,172 +99,121 @@ BINARY = {
 }
 
 
-# --- operands ------------------------------------------------------------------------
-def refuse_operand(op: str, value: object) -> Any:
-    """Raise the TypeError for an operand that is neither an Array nor a Python scalar."""
-    if device_of_native(value) is not None and not isinstance(value, np.generic):
-        raise TypeError(
-            f"{op}: got a raw {type(value).__module__}.{type(value).__name__} of shape "
-            f"{getattr(value, 'shape', '?')}; strict_array does not mix array types. "
-            "Convert it first with strict_array.asarray(...)."
-        )
-    raise TypeError(
-        f"{op}: expected a strict_array.Array or a Python scalar (bool, int, float, "
-        f"complex), got {type(value).__name__}."
-    )
-
-
-def as_scalar(op: str, value: object) -> Scalar:
-    """A Python scalar operand; NumPy scalars become Python scalars (weak typing)."""
-    if type(value) in _PY_SCALARS:
-        return value  # type: ignore[return-value]
-    if isinstance(value, np.generic) and type(value.item()) in _PY_SCALARS:
-        return value.item()
-    return refuse_operand(op, value)
-
-
-def mixed_devices(op: str, d1: Device, d2: Device) -> ValueError:
-    return ValueError(
-        f"{op}: operands are on different devices ({d1!r} and {d2!r}); move one with "
-        "x.to_device(...) first."
-    )
-
-
-def _scalar_with_dims(op: str, dims: object) -> None:
-    if dims is not None and check_dims_tuple(op, "broadcast_dimensions", dims):
-        raise ValueError(
-            f"{op}: broadcast_dimensions={tuple(dims)} was given but one operand is a "  # type: ignore[arg-type]
-            "scalar, which always broadcasts; omit broadcast_dimensions."
-        )
-
-
+# --- the one code path --------------------------------------------------------------
 def _align(op: str, dev: Device, a: Any, b: Any, dims: object) -> tuple[Any, Any]:
-    """Operands of different ranks, or explicit ``broadcast_dimensions``."""
-    s1, s2 = dev.shape(a), dev.shape(b)
-    n1, n2 = len(s1), len(s2)
-    if n1 == n2:
-        check_same_rank_dimensions(op, n1, dims)
+    """Operands of different ranks, or explicit ``broadcast_dimensions``: the plan."""
+    plan = policy.binary(op, dev.shape(a), dev.shape(b), dims)
+    if plan.low == -1:
         return a, b
-    if n1 == 0 or n2 == 0:  # a 0-d array is a scalar
-        _scalar_with_dims(op, dims)
-        return a, b
-    if dims is None:
-        promote_or_raise(op, s1, s2)
-        dims = numpy_trailing_dimensions(min(n1, n2), max(n1, n2))
-        implicit = True
-    else:
-        implicit = False
-    try:
-        if n1 < n2:
-            return _map_into(op, dev, a, s1, b, s2, dims), b
-        return a, _map_into(op, dev, b, s2, a, s1, dims)
-    except ValueError as e:
-        if implicit:  # the caller gave no broadcast_dimensions: say what was tried
-            raise ValueError(
-                f"{op}: shapes {tuple(s1)} and {tuple(s2)} cannot be broadcast with "
-                f"NumPy's trailing alignment ({e})"
-            ) from None
-        raise
-
-
-def _map_into(
-    op: str, dev: Device, low: Any, low_shape: tuple, high: Any, high_shape: tuple, dims: object
-) -> Any:
-    dims = check_broadcast_dimensions(op, low_shape, high_shape, dims)
-    if dims != numpy_trailing_dimensions(len(low_shape), len(high_shape)):
+    low, high = (a, b) if plan.low == 0 else (b, a)
+    if plan.key is not None:
         # insert size-1 axes where nothing is mapped (a view, no copy); trailing
         # alignment needs none: the backend adds leading axes itself
-        low = low[insert_axes_key(len(high_shape), dims)]
-    return dev.align_to(low, high)
+        low = low[plan.key]
+    low = dev.align_to(low, high)
+    return (low, b) if plan.low == 0 else (a, low)
 
 
-def _explain(op: str, dev: Device, a: Any, b: Any) -> None:
-    """After the backend refused to broadcast: raise our precise error for a shape error."""
-    s1, s2 = dev.shape(a), dev.shape(b)
-    if len(s1) == len(s2):
-        broadcast_shapes(op, s1, s2)
+def backend_error(op: str, error: Exception, *operands: Any) -> Exception:
+    """The backend's own error, renamed for ``op``: same type, the operation named first."""
+    described = ", ".join(
+        f"{o.dtype} {tuple(o.shape)}" if hasattr(o, "dtype") else f"{type(o).__name__} {o!r}"
+        for o in operands
+    )
+    return type(error)(f"{op}: operands {described}: {error}")
 
 
 def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
-    """The one code path of every binary element-wise function and operator."""
-    # Fast path: two arrays of one rank on one device, or an array and a Python
-    # scalar; the backend does the size-1 broadcasting.
+    """The one code path of every binary element-wise function and operator.
+
+    The inlined fast paths of :func:`make_binary` come here for everything
+    else: different ranks or explicit ``broadcast_dimensions`` (planned and
+    decided by the policy), scalars of other types, and errors to explain.
+    """
     t1, t2 = type(x1), type(x2)
     if t1 is Array:
         dev = x1._device
         a = x1._data
         if t2 is Array:
+            if x2._device is not dev:
+                raise mixed_devices(op, dev, x2._device)
             b = x2._data
-            if x2._device is not dev or dims is not None or a.ndim != b.ndim:
-                if x2._device is not dev:
-                    raise mixed_devices(op, dev, x2._device)
+            if dims is not None or a.ndim != b.ndim:
                 a, b = _align(op, dev, a, b, dims)
-        elif t2 in _PY_SCALARS and dims is None:
-            b = x2
         else:
-            b = as_scalar(op, x2)
-            _scalar_with_dims(op, dims)
+            b = as_scalar(op, x2, ARRAY_OR_SCALAR)
+            check_scalar_dimensions(op, dims)
     elif t2 is Array:
         dev = x2._device
         b = x2._data
-        a = as_scalar(op, x1)
-        _scalar_with_dims(op, dims)
+        a = as_scalar(op, x1, ARRAY_OR_SCALAR)
+        check_scalar_dimensions(op, dims)
     else:
         raise TypeError(
             f"{op}: at least one operand must be a strict_array.Array, got "
-            f"{t1.__name__} and {t2.__name__}."
+            f"{t1.__name__} and {t2.__name__}; make one an array with strict_array.asarray."
         )
     try:
-        r = dev.function(op)(a, b)
-    except ValueError:
+        r = dev.binary(op)(a, b)
+    except ValueError as e:
         if type(a) is dev.array_type and type(b) is dev.array_type:
-            _explain(op, dev, a, b)
-        raise
+            broadcast_shapes(op, dev.shape(a), dev.shape(b))  # our precise shape error
+        raise backend_error(op, e, a, b) from e
+    except (TypeError, OverflowError) as e:  # e.g. bitwise on floats, an int too large
+        raise backend_error(op, e, a, b) from e
     return result(r, dev)
 
 
 def apply_unary(op: str, x: Any) -> Array:
     """The one code path of every unary element-wise function and operator."""
     if type(x) is not Array:
-        refuse_operand(op, x)
+        refuse_operand(op, x, ARRAY)
     dev = x._device
-    r = dev.function(op)(x._data)
-    if type(r) is not dev.array_type:
-        r = dev.coerce(r)
-    return _wrap(r, dev)
+    try:
+        r = dev.function(op)(x._data)
+    except (TypeError, ValueError) as e:  # e.g. bitwise_invert of a float array
+        raise backend_error(op, e, x._data) from e
+    return result(r, dev)
 
 
-def assign_inplace(op: str, x: Array, result: Array) -> Array:
-    """Store ``result`` into ``x`` for an in-place operator (section 2).
+def assign_inplace(op: str, x: Array, value: Array) -> Array:
+    """Store the result of an in-place operator into ``x`` (section 2).
 
     The result must keep ``x``'s shape and dtype exactly: an in-place operator
     never reshapes or silently casts its left operand.
     """
-    if result.shape != x.shape:
+    if value.shape != x.shape:
         raise ValueError(
-            f"{op} (in-place): the result has shape {result.shape} but the left operand "
+            f"{op} (in-place): the result has shape {value.shape} but the left operand "
             f"has shape {x.shape}; an in-place operation cannot change the shape of its "
             "left operand. Use the out-of-place form (x = x op y)."
         )
-    if result.dtype != x.dtype:
+    if value.dtype != x.dtype:
         raise TypeError(
-            f"{op} (in-place): the result has dtype {result.dtype} but the left operand "
+            f"{op} (in-place): the result has dtype {value.dtype} but the left operand "
             f"has dtype {x.dtype}; an in-place operation cannot change the dtype of its "
             "left operand. Use the out-of-place form or astype."
         )
-    x._data = x._device.assign(x._data, Ellipsis, result._data)
+    x._data = x._device.assign(x._data, Ellipsis, value._data)
     return x
 
 
 # --- operator and function factories -------------------------------------------------
-def inplace_operator(op: str) -> Callable[[Array, Any], Array]:
-    """``Array.__iop__``: the namespace function ``op``, stored back into ``self``."""
-    func = FUNCTIONS[op]
+def inplace_operator(
+    op: str, func: Callable[[Array, Any], Array] | None = None
+) -> Callable[[Array, Any], Array]:
+    """``Array.__iop__``: the namespace function ``op``, stored back into ``self``.
+
+    The read, the computation and the store hold the array's mutation lock, so
+    in-place operators from several threads lose no update.
+    """
+    compute = FUNCTIONS[op] if func is None else func
 
     def operator(self: Array, other: Any) -> Array:
         if type(other) is not Array:
-            other = as_scalar(op, other)
-        return assign_inplace(op, self, func(self, other))
+            other = as_scalar(op, other, ARRAY_OR_SCALAR)
+        with mutation_lock(self):
+            return assign_inplace(op, self, compute(self, other))
 
     operator.__name__ = f"__i{op}__"
     return operator
@@ -317,15 +260,15 @@ Array
 """
 
 
-def make_binary(op: str, operator: str | None = None) -> Callable[..., Any]:
-    """The namespace function ``op``, or its operator (``"forward"``/``"reflected"``).
+# The factories below inline apply_binary's common cases (arrays of one rank on one
+# device, or an array and a Python float or int): one dictionary lookup for the
+# backend function and one new Array, nothing else. Everything else, and every
+# error, goes through apply_binary.
+_FAST_ERRORS = (ValueError, TypeError, OverflowError, KeyError)  # KeyError: not cached yet
 
-    One body serves both, with the common cases inlined (apply_binary's fast
-    path minus a call): arrays of one rank on one device, or an array and a
-    Python float/int. An operator returns ``NotImplemented`` for an operand type
-    it does not know, so that type's own reflected operator can run.
-    """
-    reflected = operator == "reflected"
+
+def make_binary(op: str) -> Callable[..., Array]:
+    """The namespace function ``op`` (a binary element-wise function)."""
 
     def func(
         x1: ArrayOrScalar,
@@ -333,46 +276,92 @@ def make_binary(op: str, operator: str | None = None) -> Callable[..., Any]:
         /,
         *,
         broadcast_dimensions: tuple[int, ...] | None = None,
-    ) -> Any:
-        if reflected:
-            x1, x2 = x2, x1
-        if type(x1) is Array and broadcast_dimensions is None:
+    ) -> Array:
+        if broadcast_dimensions is None and type(x1) is Array:
+            dev = x1._device
+            a = x1._data
             if type(x2) is Array:
-                if x1._device is x2._device and x1._data.ndim == x2._data.ndim:
-                    b: Any = x2._data
-                else:
+                b: Any = x2._data
+                if x2._device is not dev or a.ndim != b.ndim:
                     return apply_binary(op, x1, x2)
             elif type(x2) is float or type(x2) is int:
                 b = x2
             else:
-                b = _not_array
-            if b is not _not_array:
-                dev = x1._device
-                try:
-                    r = dev.functions[op](x1._data, b)
-                except (ValueError, KeyError):
-                    return apply_binary(op, x1, x2)  # explains, or fills the cache
-                if type(r) is not dev.array_type:
-                    r = dev.coerce(r)
-                out = _object_new(Array)
-                out._data = r
-                out._device = dev
-                return out
-        if operator is not None:
-            other = x1 if reflected else x2
-            if type(other) is not Array and _foreign(op, other):
-                return NotImplemented
+                return apply_binary(op, x1, x2)
+            try:
+                r = dev.binaries[op](a, b)
+            except _FAST_ERRORS:
+                return apply_binary(op, x1, x2)
+            if type(r) is not dev.array_type:
+                r = dev.coerce(r)
+            out = _object_new(Array)
+            out._data = r
+            out._device = dev
+            return out
         return apply_binary(op, x1, x2, broadcast_dimensions)
 
-    if operator is None:
-        func.__name__ = func.__qualname__ = op
-        func.__doc__ = _BINARY_DOC.format(summary=BINARY[op])
-    else:
-        func.__name__ = f"__{'r' if reflected else ''}{op}__"
+    func.__name__ = func.__qualname__ = op
+    func.__doc__ = _BINARY_DOC.format(summary=BINARY[op])
     return func
 
 
-_not_array = object()
+def forward_operator(op: str) -> Callable[[Array, Any], Array]:
+    """``Array.__op__`` for the binary function ``op``: ``x op other``.
+
+    It returns ``NotImplemented`` for an operand type it does not know, so that
+    type's own reflected operator can run.
+    """
+
+    def operator(self: Array, other: Any) -> Array:
+        dev = self._device
+        a = self._data
+        if type(other) is Array:
+            b: Any = other._data
+            if other._device is not dev or a.ndim != b.ndim:
+                return apply_binary(op, self, other)
+        elif type(other) is float or type(other) is int:
+            b = other
+        elif _foreign(op, other):
+            return NotImplemented
+        else:
+            return apply_binary(op, self, other)
+        try:
+            r = dev.binaries[op](a, b)
+        except _FAST_ERRORS:
+            return apply_binary(op, self, other)
+        if type(r) is not dev.array_type:
+            r = dev.coerce(r)
+        out = _object_new(Array)
+        out._data = r
+        out._device = dev
+        return out
+
+    operator.__name__ = f"__{op}__"
+    return operator
+
+
+def reflected_operator(op: str) -> Callable[[Array, Any], Array]:
+    """``Array.__rop__`` for the binary function ``op``: ``other op x``."""
+
+    def operator(self: Array, other: Any) -> Array:
+        if type(other) is float or type(other) is int:
+            dev = self._device
+            try:
+                r = dev.binaries[op](other, self._data)
+            except _FAST_ERRORS:
+                return apply_binary(op, other, self)
+            if type(r) is not dev.array_type:
+                r = dev.coerce(r)
+            out = _object_new(Array)
+            out._data = r
+            out._device = dev
+            return out
+        if type(other) is not Array and _foreign(op, other):
+            return NotImplemented
+        return apply_binary(op, other, self)
+
+    operator.__name__ = f"__r{op}__"
+    return operator
 
 
 def _foreign(op: str, other: Any) -> bool:
@@ -381,7 +370,7 @@ def _foreign(op: str, other: Any) -> bool:
     Python and NumPy scalars are ours; raw NumPy/Dask arrays are refused with
     the fix; anything else is foreign.
     """
-    if type(other) in _PY_SCALARS or isinstance(other, np.generic):
+    if type(other) in PY_SCALARS or isinstance(other, np.generic):
         return False
     if device_of_native(other) is not None:
         refuse_operand(op, other)
@@ -456,30 +445,26 @@ def clip(
     -------
     Array
         ``x`` broadcast with the array bounds, with ``x``'s dtype.
+
+    Raises
+    ------
+    RankPromotionError
+        An array bound of another rank than ``x`` (mode ``"raise"``).
+    ValueError
+        Shapes that do not broadcast.
     """
     if type(x) is not Array:
-        refuse_operand("clip", x)
-    arrays = [b for b in (min, max) if type(b) is Array]
-    for b in arrays:
-        if b._device is not x._device:
-            raise mixed_devices("clip", x._device, b._device)
-    check_ranks("clip", x, *arrays)
-    bounds = [
-        None if b is None else b._data if type(b) is Array else as_scalar(f"clip ({name})", b)
-        for name, b in (("min", min), ("max", max))
-    ]
-    return result(x._device.ns.clip(x._data, *bounds), x._device)
-
-
-def check_ranks(op: str, *arrays: Array) -> None:
-    """The rank rule for operations without broadcast_dimensions (where, clip, ...).
-
-    0-d arrays are scalars and broadcast freely; all others must share one rank,
-    or the rank-promotion mode decides.
-    """
-    ranked = [a for a in arrays if a._data.ndim]
-    for other in ranked[1:]:
-        if other._data.ndim != ranked[0]._data.ndim:
-            s1, s2 = ranked[0].shape, other.shape
-            promote_or_raise(op, s1, s2, takes_dims=False)
-            return
+        refuse_operand("clip (x)", x, ARRAY)
+    dev = x._device
+    bounds: list[Any] = []
+    shapes = [x.shape]
+    for name, b in (("min", min), ("max", max)):
+        if type(b) is Array:
+            if b._device is not dev:
+                raise mixed_devices("clip", dev, b._device)
+            shapes.append(b.shape)
+            bounds.append(b._data)
+        else:
+            bounds.append(None if b is None else as_scalar(f"clip ({name})", b, ARRAY_OR_SCALAR))
+    policy.operands("clip", *shapes)
+    return result(dev.ns.clip(x._data, *bounds), dev)

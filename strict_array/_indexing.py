@@ -1,4 +1,11 @@
-"""Indexing: ``x[key]``, ``x[key] = value``, ``take`` and ``take_along_axis``."""
+"""Indexing: ``x[key]``, ``x[key] = value``, ``take`` and ``take_along_axis``.
+
+Keys are not operands: nothing broadcasts against them, so besides ints,
+slices, ``Ellipsis``, ``None`` and integer or boolean strict arrays, NumPy
+integer and boolean index arrays are accepted too (scikit-learn and xarray
+index with them). The value of an assignment follows the strict rank rule
+against the selected region.
+"""
 
 from __future__ import annotations
 
@@ -7,58 +14,112 @@ from typing import Any
 
 import numpy as np
 
-from ._array import _BASIC_INDEX_TYPES, Array, common_device, result
-from ._elementwise import as_scalar, check_ranks, mixed_devices
+from . import _policy as policy
+from ._array import Array, _object_new, as_scalar, common_device, mutation_lock
+from ._array import result as _result
+from ._errors import ARRAY_OR_SCALAR, mixed_devices
+
+__all__ = ["getitem", "setitem", "take", "take_along_axis"]
+
+_BASIC_INDEX_TYPES = frozenset({int, slice, type(Ellipsis), type(None)})
+
+
+def getitem(self: Array, key: Any, /) -> Array:
+    """``x[key]``: basic, integer-array and boolean indexing (``Array.__getitem__``)."""
+    tk = type(key)
+    # basic keys go straight to the backend; anything else is checked first
+    if tk is tuple:
+        for k in key:
+            if type(k) not in _BASIC_INDEX_TYPES:
+                return _checked_getitem(self, key)
+    elif tk is not slice and tk is not int:
+        return _checked_getitem(self, key)
+    try:
+        r = self._data[key]
+    except (TypeError, IndexError):  # e.g. an index out of bounds: say so precisely
+        return _checked_getitem(self, key)
+    dev = self._device
+    if type(r) is not dev.array_type:
+        r = dev.coerce(r)
+    out = _object_new(Array)
+    out._data = r
+    out._device = dev
+    return out
+
+
+def _checked_getitem(x: Array, key: Any) -> Array:
+    k = _key("__getitem__", x, key)
+    dev = x._device
+    try:
+        data = dev.getitem(x._data, k)
+    except (IndexError, TypeError, ValueError) as e:
+        raise _index_error("__getitem__", e, x, key) from e
+    return _result(data, dev)
+
+
+def _index_error(op: str, error: Exception, x: Array, key: Any) -> Exception:
+    return type(error)(f"{op}: key {_show(key)} on an array of shape {x.shape}: {error}")
+
+
+def _show(key: Any) -> str:
+    def one(k: Any) -> str:
+        return f"<index array of shape {tuple(k.shape)}>" if hasattr(k, "shape") else repr(k)
+
+    return "(" + ", ".join(map(one, key)) + ")" if type(key) is tuple else one(key)
 
 
 def _key(op: str, x: Array, key: Any) -> Any:
-    """Unwrap Array indices; refuse raw arrays and lists (say how to fix)."""
+    """The backend's key: Array indices unwrapped, NumPy index arrays placed on the
+    device, slice bounds made ints; anything else refused with the fix."""
     parts = key if type(key) is tuple else (key,)
+    dev = x._device
     out = []
     for k in parts:
-        if type(k) is Array:
-            if k._device is not x._device:
-                raise mixed_devices(op, x._device, k._device)
+        tk = type(k)
+        if tk is Array:
+            if k._device is not dev:
+                raise mixed_devices(op, dev, k._device)
             if k.dtype.kind not in "biu":
-                raise IndexError(f"{op}: index arrays must be integer or boolean, got {k.dtype}.")
+                raise IndexError(
+                    f"{op}: index arrays must be integer or boolean, got dtype {k.dtype}."
+                )
             out.append(k._data)
-        elif type(k) is slice:
-            # bounds may be 0-d integer Arrays (anything with __index__)
+        elif tk is slice:
+            # bounds may be 0-d integer Arrays or NumPy integers (anything with __index__)
             out.append(
                 slice(
                     *(None if b is None else operator.index(b) for b in (k.start, k.stop, k.step))
                 )
             )
-        elif type(k) in _BASIC_INDEX_TYPES:
+        elif tk in _BASIC_INDEX_TYPES:
             out.append(k)
-        elif isinstance(k, np.integer):
-            out.append(int(k))
-        elif isinstance(k, bool):
+        elif isinstance(k, (bool, np.bool_)):
             raise IndexError(
-                f"{op}: a Python bool is not a valid index; use a boolean Array of the "
-                "indexed shape."
+                f"{op}: a Python or NumPy bool is not a valid index; use a boolean Array "
+                "of the indexed shape."
             )
-        elif hasattr(k, "__index__") and not hasattr(k, "shape"):
-            out.append(k.__index__())
+        elif isinstance(k, np.ndarray) and k.dtype.kind in "biu":
+            # a key, not an operand: no broadcasting to guard, so NumPy arrays are fine
+            out.append(dev.index_from_numpy(k))
+        elif isinstance(k, np.integer) or (hasattr(k, "__index__") and not hasattr(k, "shape")):
+            out.append(operator.index(k))
         else:
             raise IndexError(
                 f"{op}: unsupported index {type(k).__name__} {k!r}; use ints, slices, "
-                "Ellipsis, None, or integer/boolean strict_array Arrays (convert lists and "
-                "NumPy arrays with strict_array.asarray)."
+                "Ellipsis, None, or integer/boolean arrays (strict_array or NumPy; convert "
+                "lists with strict_array.asarray)."
             )
     return tuple(out) if type(key) is tuple else out[0]
 
 
-def getitem(x: Array, key: Any) -> Array:
-    """``x[key]``: basic, integer-array and boolean indexing."""
-    return result(x._device.getitem(x._data, _key("__getitem__", x, key)), x._device)
+def setitem(x: Array, key: Any, value: Any, /) -> None:
+    """``x[key] = value`` (``Array.__setitem__``).
 
-
-def setitem(x: Array, key: Any, value: Any) -> None:
-    """``x[key] = value``: ``value`` meets the selected region under the rank rule.
-
-    The value's dtype must promote to ``x``'s dtype (no silent casts, e.g. a
-    float into an integer array).
+    ``value`` meets the selected region under the rank rule (section 2 of the
+    semantics): a scalar, a 0-d array or an array of the region's rank that
+    broadcasts to it. Its dtype must promote to ``x``'s (no silent lossy cast,
+    e.g. a float into an integer array), and ``x`` keeps its dtype, shape and
+    device. Concurrent writes to one array from several threads lose nothing.
     """
     op = "__setitem__"
     k = _key(op, x, key)
@@ -66,18 +127,36 @@ def setitem(x: Array, key: Any, value: Any) -> None:
     if type(value) is Array:
         if value._device is not dev:
             raise mixed_devices(op, dev, value._device)
-        region = result(dev.getitem(x._data, k), dev)
-        check_ranks(op, region, value)
         if np.result_type(x.dtype, value.dtype) != x.dtype:
             raise TypeError(
                 f"{op}: cannot store values of dtype {value.dtype} into an array of dtype "
                 f"{x.dtype} without a lossy cast; use astype on the value first."
             )
-        v = value._data
+        try:
+            region = dev.shape(dev.getitem(x._data, k))
+        except (IndexError, TypeError, ValueError) as e:
+            raise _index_error(op, e, x, key) from e
+        _check_value_shape(op, region, value.shape)
+        v: Any = value._data
     else:
-        v = as_scalar(op, value)
+        v = as_scalar(op, value, ARRAY_OR_SCALAR)
         _check_scalar_kind(op, x.dtype, v)
-    x._data = dev.assign(x._data, k, v)
+    with mutation_lock(x):
+        try:
+            x._data = dev.assign(x._data, k, v)
+        except (IndexError, TypeError, ValueError) as e:
+            raise _index_error(op, e, x, key) from e
+
+
+def _check_value_shape(
+    op: str, region: tuple[int | None, ...], value: tuple[int | None, ...]
+) -> None:
+    shape = policy.operands(op, region, value)
+    if shape != region:
+        raise ValueError(
+            f"{op}: a value of shape {value} cannot be stored into the selected region of "
+            f"shape {region}: it must broadcast to the region (sizes equal or 1)."
+        )
 
 
 def _check_scalar_kind(op: str, dtype: np.dtype, v: Any) -> None:
@@ -94,23 +173,55 @@ def _check_scalar_kind(op: str, dtype: np.dtype, v: Any) -> None:
             f"{op}: cannot store a Python {type(v).__name__} into an array of dtype "
             f"{dtype}; convert the value or the array (astype) first."
         )
+    if dtype.kind in "iu" and type(v) is int:
+        info = np.iinfo(dtype)
+        if not info.min <= v <= info.max:
+            raise OverflowError(
+                f"{op}: the Python int {v} is out of bounds for an array of dtype {dtype} "
+                f"([{info.min}, {info.max}])."
+            )
 
 
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
-    """Elements of ``x`` at integer ``indices`` along ``axis`` (required unless ``x`` is 1-D)."""
+    """Elements of ``x`` at integer ``indices`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+    indices : Array
+        1-D integer array.
+    axis : int, optional
+        Required unless ``x`` is 1-D.
+
+    Returns
+    -------
+    Array
+    """
     dev = common_device("take", (x, indices))
     if axis is None:
         if x.ndim != 1:
             raise ValueError(f"take: axis is required for a {x.ndim}-D array.")
         axis = 0
-    return result(dev.ns.take(x._data, indices._data, axis=axis), dev)
+    return _result(dev.ns.take(x._data, indices._data, axis=axis), dev)
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
-    """Elements of ``x`` at ``indices`` along ``axis``; ``indices`` has ``x``'s rank."""
+    """Elements of ``x`` at ``indices`` along ``axis``; ``indices`` has ``x``'s rank.
+
+    Parameters
+    ----------
+    x : Array
+    indices : Array
+        Integer array of ``x``'s rank.
+    axis : int, default -1
+
+    Returns
+    -------
+    Array
+    """
     dev = common_device("take_along_axis", (x, indices))
     if indices.ndim != x.ndim:
         raise ValueError(
             f"take_along_axis: indices of shape {indices.shape} must have the rank of x {x.shape}."
         )
-    return result(dev.ns.take_along_axis(x._data, indices._data, axis=axis), dev)
+    return _result(dev.ns.take_along_axis(x._data, indices._data, axis=axis), dev)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import _dtypes
-from ._devices import Device, all_devices, as_device, get_default_device
+from ._backends import Device, available_devices
+from ._devices import as_device, get_default_device
 
 
 class Info:
@@ -23,7 +24,7 @@ class Info:
 
     def devices(self) -> tuple[Device, ...]:
         """``(CPU, DASK)``, or ``(CPU,)`` when Dask is not installed."""
-        return all_devices()
+        return available_devices()
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, Any]:
         """Default dtypes: float64, complex128, int64 (integral and indexing)."""

@@ -1,8 +1,10 @@
 """Chunked on-disk arrays: Zarr stores and ``.npy`` files, read and written lazily.
 
-Reading gives ``DASK`` arrays whose chunks are loaded only when computed;
-writing streams chunk by chunk (``dask.array.store``), so neither direction
-needs the whole array in memory. Dask (the ``dask`` extra) is required.
+Reading opens the data on a lazy device by default (``DASK``), whose chunks are
+loaded only when computed; writing streams chunk by chunk there, so neither
+direction needs the whole array in memory. Each device does the work through
+its own hooks; an array on an eager device is written through the lazy device,
+which wraps its data without a copy.
 """
 
 from __future__ import annotations
@@ -10,29 +12,33 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import numpy as np
+from ._array import Array, expect_array, result
+from ._backends import Device, lazy_device
+from ._devices import as_device
+from ._typing import DeviceLike
 
-from ._array import Array, _wrap, expect_array
-
-
-def _dask() -> Any:
-    try:
-        import dask.array as da
-    except ImportError as e:  # pragma: no cover - exercised without the extra
-        raise ImportError(
-            "strict_array's on-disk I/O needs Dask: pip install 'strict_array[dask]'."
-        ) from e
-    return da
+__all__ = ["from_npy", "from_zarr", "to_npy", "to_zarr"]
 
 
-def _dask_device() -> Any:
-    from ._dask import DASK
-
-    return DASK
+def _reading_device(device: DeviceLike | None, op: str) -> Device:
+    return lazy_device() if device is None else as_device(device, op)
 
 
-def from_zarr(store: Any, component: str | None = None, *, chunks: Any = None) -> Array:
-    """Open a Zarr array lazily as a ``DASK`` array (nothing is read until computed).
+def _writing(x: Array, op: str) -> tuple[Device, Any]:
+    """The device that writes ``x`` (its own if lazy, else the lazy one) and the data."""
+    x = expect_array(op, x)
+    dev = x._device if x._device.lazy else lazy_device()
+    return dev, x.to_device(dev)._data
+
+
+def from_zarr(
+    store: Any,
+    component: str | None = None,
+    *,
+    chunks: Any = None,
+    device: DeviceLike | None = None,
+) -> Array:
+    """Open a Zarr array (lazily by default: nothing is read until computed).
 
     Parameters
     ----------
@@ -41,18 +47,17 @@ def from_zarr(store: Any, component: str | None = None, *, chunks: Any = None) -
     component : str, optional
         Path of the array inside a group.
     chunks : optional
-        Dask chunks; by default the Zarr chunks.
+        Chunks on a chunked device; by default the Zarr chunks.
+    device : Device, optional
+        Default ``DASK``. ``CPU`` reads the whole array into memory.
 
     Returns
     -------
     Array
-        On ``strict_array.DASK``.
     """
-    da = _dask()
-    kwargs = {} if chunks is None else {"chunks": chunks}
-    data = da.from_zarr(os.fspath(store) if isinstance(store, os.PathLike) else store,
-                        component=component, **kwargs)  # fmt: skip
-    return _wrap(data, _dask_device())
+    dev = _reading_device(device, "from_zarr")
+    source = os.fspath(store) if isinstance(store, os.PathLike) else store
+    return result(dev.from_zarr(source, component, chunks), dev)
 
 
 def to_zarr(
@@ -65,62 +70,43 @@ def to_zarr(
 ) -> Any:
     """Write ``x`` to a Zarr store chunk by chunk (streamed; never whole in memory).
 
+    Every Dask chunk written covers whole Zarr chunks (or shards): where the
+    chunkings do not line up, the data are re-chunked first, so that no two
+    tasks write parts of one Zarr chunk (which loses data: dask/dask#12587).
+
     Parameters
     ----------
     x : Array
-        On any device (a ``CPU`` array is chunked first).
-    store : str, os.PathLike or zarr store
+        On any device (a ``CPU`` array is chunked first, without a copy).
+    store : str, os.PathLike, zarr store or zarr.Array
+        Where to write; an existing ``zarr.Array`` of ``x``'s shape is written into.
     component : str, optional
         Path of the array inside a group.
     overwrite : bool, default False
         Replace an existing array.
     compute : bool, default True
-        ``False`` returns the Dask delayed write for the caller to compute.
+        ``False`` returns the Dask delayed write for the caller to compute (the
+        computation then runs as one graph, without strict_array's plan of passes).
+
+    Returns
+    -------
+    None, or the delayed write when ``compute=False``.
     """
-    da = _dask()
-    x = expect_array("to_zarr", x)
-    data = x.to_device(_dask_device())._data
-    if any(c != c for chunks in data.chunks for c in chunks):
-        data = data.compute_chunk_sizes()  # Zarr needs known chunk sizes
-    return da.to_zarr(
-        data,
-        os.fspath(store) if isinstance(store, os.PathLike) else store,
-        component=component,
-        overwrite=overwrite,
-        compute=compute,
-    )
+    dev, data = _writing(x, "to_zarr")
+    target = os.fspath(store) if isinstance(store, os.PathLike) else store
+    return dev.to_zarr(data, target, component, overwrite=overwrite, compute=compute)
 
 
-class _NpyFile:
-    """A ``.npy`` file seen as an array: each read maps just the requested region.
-
-    It pickles as its path, so Dask workers (also on a distributed cluster on
-    the same file system) open the file themselves instead of receiving data.
-    """
-
-    def __init__(self, path: str, mode: str = "r") -> None:
-        self.path = path
-        self.mode = mode
-        mm = np.load(path, mmap_mode="r")
-        self.shape, self.dtype, self.ndim = mm.shape, mm.dtype, mm.ndim
-
-    def __getitem__(self, key: Any) -> np.ndarray:
-        return np.array(np.load(self.path, mmap_mode="r")[key])
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        mm = np.load(self.path, mmap_mode="r+")
-        mm[key] = value
-        mm.flush()
-
-
-def from_npy(path: str | os.PathLike, *, chunks: Any = "auto", device: Any = None) -> Array:
+def from_npy(
+    path: str | os.PathLike[str], *, chunks: Any = None, device: DeviceLike | None = None
+) -> Array:
     """Open a ``.npy`` file memory-mapped, without loading it.
 
     Parameters
     ----------
     path : str or os.PathLike
     chunks : optional
-        Dask chunks (default ``"auto"``).
+        Chunks on a chunked device (default ``"auto"``).
     device : Device, optional
         ``DASK`` (default): lazy chunks read on compute. ``CPU``: a read-only
         memory-mapped NumPy array.
@@ -129,23 +115,18 @@ def from_npy(path: str | os.PathLike, *, chunks: Any = "auto", device: Any = Non
     -------
     Array
     """
-    from ._devices import CPU, as_device
-
-    target = _dask_device() if device is None else as_device(device, "from_npy")
-    path = os.fspath(path)
-    if target is CPU:
-        return _wrap(np.load(path, mmap_mode="r"), CPU)
-    da = _dask()
-    return _wrap(da.from_array(_NpyFile(path), chunks=chunks, asarray=False), target)
+    dev = _reading_device(device, "from_npy")
+    return result(dev.from_npy(os.fspath(path), chunks), dev)
 
 
-def to_npy(x: Array, path: str | os.PathLike) -> None:
-    """Write ``x`` to a ``.npy`` file chunk by chunk (streamed; never whole in memory)."""
-    da = _dask()
-    x = expect_array("to_npy", x)
-    path = os.fspath(path)
-    data = x.to_device(_dask_device())._data
-    if any(s != s for s in data.shape):
-        data = data.compute_chunk_sizes()
-    np.lib.format.open_memmap(path, mode="w+", dtype=data.dtype, shape=data.shape).flush()
-    da.store(data, _NpyFile(path, mode="r+"), lock=False)
+def to_npy(x: Array, path: str | os.PathLike[str]) -> None:
+    """Write ``x`` to a ``.npy`` file chunk by chunk (streamed; never whole in memory).
+
+    Parameters
+    ----------
+    x : Array
+        On any device.
+    path : str or os.PathLike
+    """
+    dev, data = _writing(x, "to_npy")
+    dev.to_npy(data, os.fspath(path))

@@ -1,22 +1,23 @@
 """Linear algebra functions of the main namespace.
 
 The batch ("stack") dimensions of ``matmul`` and ``vecdot`` follow the strict
-rank rule: operands of rank >= 2 must have equal rank (a 1-D ``matmul``
-operand keeps its vector meaning).
+rank rule (section 2 of the semantics): operands of rank >= 2 must have equal
+rank (a 1-D ``matmul`` operand keeps its vector meaning); the policy decides
+otherwise.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from . import _policy as policy
 from ._array import Array, common_device, expect_array, result
-from ._modes import promote_or_raise
+
+__all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
 
-def check_batch_ranks(op: str, x1: Array, x2: Array, core1: int = 2, core2: int = 2) -> None:
-    """Stacks of matrices (``core`` axes each) whose batch parts differ in rank."""
-    if x1.ndim - core1 != x2.ndim - core2:
-        promote_or_raise(op, x1.shape, x2.shape, core=(core1, core2))
+def _sizes_agree(a: int | None, b: int | None) -> bool:
+    return a is None or b is None or a == b
 
 
 def matmul(x1: Array, x2: Array, /) -> Array:
@@ -35,6 +36,8 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     ------
     RankPromotionError
         Stacks of different ranks (e.g. ``(2, 3, 4) @ (4, 5)``) in mode ``"raise"``.
+    ValueError
+        Contracted axes of different sizes, or batch shapes that do not broadcast.
     """
     dev = common_device("matmul", (x1, x2))
     if x1.ndim == 0 or x2.ndim == 0:
@@ -42,19 +45,29 @@ def matmul(x1: Array, x2: Array, /) -> Array:
             f"matmul: operands must be at least 1-D, got shapes {x1.shape} and {x2.shape}; "
             "use multiply for scalars."
         )
+    s1, s2 = x1.shape, x2.shape
     if x1.ndim >= 2 and x2.ndim >= 2:
-        check_batch_ranks("matmul", x1, x2)
-    k1, k2 = x1.shape[-1], x2.shape[0 if x2.ndim == 1 else -2]
-    if k1 != k2 and k1 is not None and k2 is not None:
+        policy.stacks("matmul", s1, s2)
+    k1, k2 = s1[-1], s2[0 if x2.ndim == 1 else -2]
+    if not _sizes_agree(k1, k2):
         raise ValueError(
-            f"matmul: the contracted axes differ: x1 of shape {x1.shape} has {k1} columns "
-            f"but x2 of shape {x2.shape} has {k2} rows."
+            f"matmul: the contracted axes differ: x1 of shape {s1} has {k1} columns "
+            f"but x2 of shape {s2} has {k2} rows."
         )
     return result(dev.ns.matmul(x1._data, x2._data), dev)
 
 
 def matrix_transpose(x: Array, /) -> Array:
-    """Transpose the last two axes of ``x`` (at least 2-D)."""
+    """Transpose the last two axes of ``x`` (at least 2-D).
+
+    Parameters
+    ----------
+    x : Array
+
+    Returns
+    -------
+    Array
+    """
     x = expect_array("matrix_transpose", x)
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose: x must be at least 2-D, got shape {x.shape}.")
@@ -64,14 +77,45 @@ def matrix_transpose(x: Array, /) -> Array:
 def tensordot(
     x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2
 ) -> Array:
-    """Tensor contraction over ``axes`` (an int: the last/first ``axes`` axes)."""
+    """Tensor contraction over ``axes``.
+
+    Parameters
+    ----------
+    x1, x2 : Array
+    axes : int or pair of sequences of int
+        An int ``n``: the last ``n`` axes of ``x1`` with the first ``n`` of ``x2``;
+        a pair: the axes of each to contract, in order.
+
+    Returns
+    -------
+    Array
+    """
     dev = common_device("tensordot", (x1, x2))
     return result(dev.ns.tensordot(x1._data, x2._data, axes=axes), dev)
 
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
-    """Dot product of vectors along ``axis`` (conjugating ``x1``); equal ranks required."""
+    """Dot product of vectors along ``axis`` (conjugating ``x1``).
+
+    Parameters
+    ----------
+    x1, x2 : Array
+        Stacks of vectors of equal rank (the policy decides otherwise).
+    axis : int, default -1
+        The axis of the vectors.
+
+    Returns
+    -------
+    Array
+    """
     dev = common_device("vecdot", (x1, x2))
-    if x1.ndim != x2.ndim:
-        check_batch_ranks("vecdot", x1, x2, 1, 1)
+    s1, s2 = x1.shape, x2.shape
+    for name, s in (("x1", s1), ("x2", s2)):
+        if not -len(s) <= axis < len(s):
+            raise ValueError(f"vecdot: axis {axis} is out of bounds for {name} of shape {s}.")
+    policy.stacks("vecdot", s1, s2, 1, 1)
+    if axis < 0 and not _sizes_agree(s1[axis], s2[axis]):
+        raise ValueError(
+            f"vecdot: the vectors along axis {axis} differ in length: shapes {s1} and {s2}."
+        )
     return result(dev.ns.vecdot(x1._data, x2._data, axis=axis), dev)

@@ -1,4 +1,4 @@
-"""Manipulation functions, and the explicit broadcasts (``broadcast_in_dim``)."""
+"""Manipulation functions (``broadcast_in_dim`` is with its adjoint in ``_explicit``)."""
 
 from __future__ import annotations
 
@@ -6,53 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from . import _broadcasting
 from ._array import Array, _object_new, common_device, expect_array, result
-from ._broadcasting import as_shape, broadcast_dim, broadcast_in_dim_shape, insert_axes_key
-
-
-def broadcast_in_dim(x: Array, /, shape: Any, broadcast_dimensions: Any) -> Array:
-    """Broadcast ``x`` to ``shape``, axis ``i`` of ``x`` becoming axis ``broadcast_dimensions[i]``.
-
-    XLA's ``BroadcastInDim``: the explicit form of every broadcast. Unmapped
-    axes of the result are new; mapped axes of size 1 are stretched.
-
-    Parameters
-    ----------
-    x : Array
-    shape : tuple of int
-        Target shape, of rank at least ``x.ndim``.
-    broadcast_dimensions : tuple of int
-        Strictly increasing, one entry per axis of ``x``, each in
-        ``[0, len(shape))``, with ``x.shape[i]`` equal to
-        ``shape[broadcast_dimensions[i]]`` or 1.
-
-    Returns
-    -------
-    Array
-        On ``CPU`` a read-only view (no copy); on ``DASK`` lazy, chunked to
-        match.
-
-    Raises
-    ------
-    ValueError, TypeError
-        Invalid ``broadcast_dimensions`` or incompatible sizes, naming both shapes.
-
-    Examples
-    --------
-    >>> import strict_array as xp
-    >>> v = xp.asarray([1.0, 2.0, 3.0])
-    >>> xp.broadcast_in_dim(v, (3, 2), (0,))  # v down the rows
-    Array([[1., 1.],
-           [2., 2.],
-           [3., 3.]], dtype=float64)
-    """
-    x = expect_array("broadcast_in_dim", x)
-    shape = as_shape(shape, "broadcast_in_dim")
-    dev = x._device
-    dims = broadcast_in_dim_shape("broadcast_in_dim", x.shape, shape, broadcast_dimensions)
-    # insert the new axes as size-1 axes (a view), then stretch: no copy
-    key = insert_axes_key(len(shape), dims)
-    return result(dev.broadcast_to(x._data[key], shape), dev)
+from ._broadcasting import as_shape
+from ._typing import Shape, ShapeLike
 
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
@@ -70,35 +27,27 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     return tuple(result(dev.broadcast_to(a._data, shape), dev) for a in arrays)
 
 
-def broadcast_shapes(*shapes: tuple[int | None, ...]) -> tuple[int | None, ...]:
+def broadcast_shapes(*shapes: Shape) -> Shape:
     """The shape NumPy-style broadcasting of ``shapes`` gives (``None`` = unknown).
+
+    Parameters
+    ----------
+    *shapes : tuple of int or None
+
+    Returns
+    -------
+    tuple of int or None
 
     Raises
     ------
     ValueError
-        If two sizes on one axis are neither equal nor 1.
+        If two sizes on one axis are neither equal nor 1 (an unknown size
+        broadcasts only against 1 or an unknown size).
     """
-    ndim = max((len(s) for s in shapes), default=0)
-    out: list[int | None] = [1] * ndim
-    for s in shapes:
-        padded = (1,) * (ndim - len(s)) + tuple(s)
-        for axis, size in enumerate(padded):
-            d = broadcast_dim(out[axis], size)
-            if d == -1:
-                raise ValueError(
-                    f"broadcast_shapes: shapes {', '.join(str(tuple(t)) for t in shapes)} "
-                    f"cannot be broadcast: axis {axis - ndim} has sizes {_size(out[axis])} "
-                    f"and {_size(size)} (an unknown size only broadcasts against 1 or unknown)."
-                )
-            out[axis] = d
-    return tuple(out)
+    return _broadcasting.broadcast_shapes("broadcast_shapes", *(tuple(s) for s in shapes))
 
 
-def _size(s: int | None) -> str:
-    return "unknown" if s is None else str(s)
-
-
-def broadcast_to(x: Array, /, shape: Any) -> Array:
+def broadcast_to(x: Array, /, shape: ShapeLike) -> Array:
     """Broadcast ``x`` to ``shape`` with NumPy's trailing alignment (an explicit request).
 
     Use :func:`broadcast_in_dim` to say which axes map where.
@@ -119,16 +68,39 @@ def broadcast_to(x: Array, /, shape: Any) -> Array:
 
 
 def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
-    """Join arrays along an existing axis (``axis=None`` flattens first)."""
+    """Join arrays along an existing axis (``axis=None`` flattens first).
+
+    Parameters
+    ----------
+    arrays : sequence of Array
+        Of one rank, with equal sizes except along ``axis``.
+    axis : int or None, default 0
+
+    Returns
+    -------
+    Array
+    """
     dev = common_device("concat", arrays)
     if axis is not None:
-        ranks = {a.ndim for a in arrays}
-        if len(ranks) > 1:
+        shapes = [a.shape for a in arrays]
+        ndim = len(shapes[0])
+        if any(len(s) != ndim for s in shapes) or not -ndim <= axis < max(ndim, 1):
             raise ValueError(
-                "concat: arrays must have the same rank, got shapes "
-                + ", ".join(str(a.shape) for a in arrays)
-                + "."
+                "concat: arrays must have one rank and axis must be one of its axes, got "
+                f"axis={axis} and shapes " + ", ".join(str(s) for s in shapes) + "."
             )
+        for i in range(ndim):
+            sizes: set[int] = set()
+            for s in shapes:
+                if s[i] is not None:
+                    sizes.add(s[i])  # type: ignore[arg-type]
+            if i != axis % ndim and len(sizes) > 1:
+                raise ValueError(
+                    f"concat: the arrays must have equal sizes except along axis {axis}, "
+                    f"but axis {i} has sizes {sorted(sizes)} in shapes "
+                    + ", ".join(str(s) for s in shapes)
+                    + "."
+                )
     return result(dev.ns.concat([a._data for a in arrays], axis=axis), dev)
 
 
@@ -197,21 +169,27 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
 
     Parameters
     ----------
+    x : Array
+    shape : tuple of int
     copy : bool, optional
-        ``False`` raises ``ValueError`` if a view is impossible.
+        ``True`` always copies; ``False`` raises ``ValueError`` if a view is impossible.
+
+    Returns
+    -------
+    Array
     """
     if type(x) is not Array:
         expect_array("reshape", x)
-    if copy is None:  # the common case: the backend's own method, no wrapper
-        try:
-            data = x._data.reshape(shape)
-        except NotImplementedError:  # a layout the method refuses (uneven Dask chunks)
-            data = x._device.ns.reshape(x._data, shape)
-        out = _object_new(Array)
-        out._data = data
-        out._device = x._device
-        return out
-    return result(x._device.ns.reshape(x._data, shape, copy=copy), x._device)
+    dev = x._device
+    try:
+        if copy is None:  # the common case: the backend's own fastest reshape, no wrapper
+            out = _object_new(Array)
+            out._data = dev.reshape(x._data, shape)
+            out._device = dev
+            return out
+        return result(dev.ns.reshape(x._data, shape, copy=copy), dev)
+    except (ValueError, TypeError) as e:
+        raise type(e)(f"reshape: cannot reshape an array of shape {x.shape} to {shape}: {e}") from e
 
 
 def roll(

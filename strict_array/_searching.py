@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ._array import Array, common_device, expect_array, result
-from ._elementwise import as_scalar, check_ranks
-
-Scalar = bool | int | float | complex
+from . import _policy as policy
+from ._array import Array, as_scalar, common_device, expect_array, result
+from ._errors import ARRAY_OR_SCALAR
+from ._typing import Scalar
 
 
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
@@ -56,7 +56,7 @@ def searchsorted(
         common_device("searchsorted", (x1, x2))
         v = x2._data
     else:
-        v = as_scalar("searchsorted", x2)
+        v = as_scalar("searchsorted (x2)", x2, ARRAY_OR_SCALAR)
     s = None
     if sorter is not None:
         common_device("searchsorted", (x1, sorter))
@@ -67,17 +67,37 @@ def searchsorted(
 def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
     """Elements of ``x1`` where ``condition`` is True, else of ``x2``.
 
-    ``x1`` and ``x2`` may be Python scalars. Arrays follow the strict rank rule
-    (equal ranks with size-1 broadcasting; 0-d arrays broadcast freely).
+    Parameters
+    ----------
+    condition : Array
+        Boolean.
+    x1, x2 : Array or Python scalar
+        At least one must be an array. Arrays follow the strict rank rule with
+        ``condition`` (equal ranks with size-1 broadcasting; 0-d arrays broadcast
+        freely).
+
+    Returns
+    -------
+    Array
+
+    Raises
+    ------
+    RankPromotionError
+        Arrays of different ranks (mode ``"raise"``).
     """
     condition = expect_array("where", condition, "condition")
     if condition.dtype.kind != "b":
-        raise TypeError(f"where: condition must be a boolean array, got {condition.dtype}.")
+        raise TypeError(
+            f"where: condition must be a boolean strict_array.Array, got dtype {condition.dtype}."
+        )
+    if type(x1) is not Array and type(x2) is not Array:
+        raise TypeError(
+            "where: at least one of x1 and x2 must be a strict_array.Array (the other may "
+            f"be a Python scalar), got {type(x1).__name__} and {type(x2).__name__}."
+        )
     arrays = [condition] + [a for a in (x1, x2) if type(a) is Array]
     dev = common_device("where", arrays)
-    check_ranks("where", *arrays)
-    if type(x1) is not Array and type(x2) is not Array:
-        raise TypeError("where: at least one of x1 and x2 must be an array.")
-    a = x1._data if type(x1) is Array else as_scalar("where", x1)
-    b = x2._data if type(x2) is Array else as_scalar("where", x2)
+    policy.operands("where", *(a.shape for a in arrays))
+    a = x1._data if type(x1) is Array else as_scalar("where (x1)", x1, ARRAY_OR_SCALAR)
+    b = x2._data if type(x2) is Array else as_scalar("where (x2)", x2, ARRAY_OR_SCALAR)
     return result(dev.ns.where(condition._data, a, b), dev)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ._array import Array, common_device, expect_array, result
-from ._elementwise import as_scalar
+from ._array import Array, as_scalar, common_device, expect_array, result
+from ._errors import ARRAY_OR_SCALAR
 
 
 class UniqueAllResult(NamedTuple):
@@ -34,8 +34,12 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     if not arrays:
         raise TypeError("isin: at least one of x1 and x2 must be an array.")
     dev = common_device("isin", arrays)
-    a = x1._data if type(x1) is Array else dev.ns.asarray(as_scalar("isin", x1))
-    b = x2._data if type(x2) is Array else as_scalar("isin", x2)
+    a = (
+        x1._data
+        if type(x1) is Array
+        else dev.ns.asarray(as_scalar("isin (x1)", x1, ARRAY_OR_SCALAR))
+    )
+    b = x2._data if type(x2) is Array else as_scalar("isin (x2)", x2, ARRAY_OR_SCALAR)
     return result(dev.ns.isin(a, b, invert=invert), dev)
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
+from . import _policy as policy
 from ._array import Array, common_device, expect_array, result
 from ._dtypes import as_dtype
-from ._linear_algebra import check_batch_ranks, matmul, matrix_transpose, tensordot, vecdot
-from ._modes import promote_or_raise
+from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 
 __all__ = [
     "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
@@ -75,8 +75,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Cross product of 3-vectors along ``axis``; ``x1`` and ``x2`` need equal ranks."""
     dev = common_device("linalg.cross", (x1, x2))
-    if x1.ndim != x2.ndim:
-        promote_or_raise("linalg.cross", x1.shape, x2.shape, takes_dims=False)
+    policy.operands("linalg.cross", x1.shape, x2.shape)
     return result(dev.ns.linalg.cross(x1._data, x2._data, axis=axis), dev)
 
 
@@ -164,7 +163,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     """
     dev = common_device("linalg.solve", (x1, x2))
     if x2.ndim >= 2:
-        check_batch_ranks("linalg.solve", x1, x2)
+        policy.stacks("linalg.solve", x1.shape, x2.shape)
     return result(dev.ns.linalg.solve(x1._data, x2._data), dev)
 
 

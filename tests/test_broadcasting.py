@@ -138,8 +138,8 @@ def test_every_binary_function_is_strict(device, name):
     "dims, exc, pattern",
     [
         ((0, 1), ValueError, "has 2 entries"),
-        ((True,), TypeError, "not bool"),
-        ((1.0,), TypeError, "must be ints"),
+        ((True,), TypeError, "never booleans"),
+        ((1.0,), TypeError, "entries must be integers"),
         ((-1,), ValueError, "outside"),
         ((2,), ValueError, "outside"),
         ((0,), ValueError, r"maps axis 0 \(size 3\).*axis 0 \(size 2\)"),

@@ -28,7 +28,7 @@ def test_doc_examples(page):
 def test_docstring_examples():
     import strict_array as xp
 
-    modules = [xp._modes, xp._manipulation, xp._sum_to, xp._devices, xp._audit]
+    modules = [xp._policy, xp._explicit, xp._devices, xp._compute]
     failed = sum(
         doctest.testmod(m, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).failed
         for m in modules

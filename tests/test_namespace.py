@@ -89,7 +89,10 @@ def test_raw_numpy_arrays_are_refused_with_the_fix(device):
         with pytest.raises(TypeError, match="asarray"):
             call()
     with pytest.raises(IndexError, match="asarray"):
-        x[np.array([0, 1])]
+        x[[0, 1]]  # a list is not a key: make an array of it
+    # NumPy index arrays are keys, not operands: nothing broadcasts against them
+    np.testing.assert_array_equal(to_numpy(x[np.array([0, 1])]), [1.0, 1.0])
+    np.testing.assert_array_equal(to_numpy(x[np.array([True, False, True])]), [1.0, 1.0])
 
 
 def test_numpy_scalars_act_as_python_scalars():

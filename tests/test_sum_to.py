@@ -97,7 +97,7 @@ def test_warn_mode_uses_trailing_alignment():
         ((3, 4), (3, 4), (1, 0), ValueError, "identity"),
         ((3, 4), (), (0,), ValueError, "scalar"),
         ((3, 4), (3,), (0, 1), ValueError, "2 entries"),
-        ((3, 4), (3,), (True,), TypeError, "not bool"),
+        ((3, 4), (3,), (True,), TypeError, "never booleans"),
         ((3, 4), (3,), (-2,), ValueError, "outside"),
     ],
 )

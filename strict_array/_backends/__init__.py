@@ -1,0 +1,327 @@
+"""The backend seam: the :class:`Device` base class and the registry of backends.
+
+Everything that knows a backend lives under this package: ``numpy.py`` (the
+eager ``CPU`` device) and ``dask/`` (the lazy ``DASK`` device). The rest of
+strict_array talks to a backend only through a :class:`Device`: its array-API
+namespace (``ns``, from ``array_api_compat``) and the hooks below, where
+backends differ in kind rather than in name (laziness, computing, chunks,
+unknown sizes, assignment, on-disk I/O).
+
+Backends are registered by name with a loader (``"module:attribute"``) and a
+cheap detector of native arrays; a backend is imported the first time one of
+its arrays or its device is needed, so ``import strict_array`` never imports
+Dask. Adding a backend is one call to :func:`register` and one module with a
+:class:`Device` subclass (see ``docs/devices.md``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import array_api_compat
+import numpy as np
+
+__all__ = [
+    "Device",
+    "available_devices",
+    "device",
+    "device_of_native",
+    "host_device",
+    "lazy_device",
+    "register",
+    "registered_names",
+]
+
+
+class Device:
+    """A place where arrays live, bound to one backend.
+
+    Compare devices with ``==``; ``x.device`` and the ``device=`` argument of
+    creation functions use these objects. Names are accepted where a device is
+    expected (``"cpu"``, ``"dask"``).
+
+    The base class implements the hooks for an eager array-API backend whose
+    data converts to and from NumPy; a backend overrides what it does
+    differently.
+    """
+
+    #: the backend's array type (results of other types are coerced)
+    array_type: ClassVar[type]
+    #: arrays are lazy: building an expression never computes
+    lazy: ClassVar[bool] = False
+    #: arrays are NumPy's own (shown without a device, viewed without a copy)
+    host: ClassVar[bool] = False
+    #: the DLPack ``(device_type, device_id)`` of exported data (1 = kDLCPU)
+    dlpack_device: ClassVar[tuple[int, int]] = (1, 0)
+
+    __slots__ = ("__weakref__", "binaries", "functions", "name", "ns", "reshape")
+
+    name: str
+    #: the backend's array-API namespace (from ``array_api_compat``)
+    ns: Any
+    #: backend functions by name, resolved once
+    functions: dict[str, Callable[..., Any]]
+    #: binary element-wise functions by name, resolved once (the hot path reads this dict)
+    binaries: dict[str, Callable[[Any, Any], Any]]
+    #: ``reshape(data, shape)``: the fastest spelling the backend has
+    reshape: Callable[[Any, tuple[int, ...]], Any]
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.ns = self._load_namespace()
+        self.functions = {}
+        self.binaries = {}
+        self.reshape = self._reshape_function()
+
+    def __repr__(self) -> str:
+        return f"strict_array.{self.name.upper()}"
+
+    def __reduce__(self) -> tuple[Callable[[str], Device], tuple[str]]:
+        return (device, (self.name,))  # pickles by name: one device object per process
+
+    # --- the backend's functions ----------------------------------------------------
+    def _load_namespace(self) -> Any:
+        raise NotImplementedError
+
+    def _reshape_function(self) -> Callable[[Any, tuple[int, ...]], Any]:
+        return self.ns.reshape
+
+    def function(self, name: str) -> Callable[..., Any]:
+        """The backend's function ``name``, cached in :attr:`functions`."""
+        fn = self.functions.get(name)
+        if fn is None:
+            fn = self.functions[name] = getattr(self.ns, name)
+        return fn
+
+    def binary(self, name: str) -> Callable[[Any, Any], Any]:
+        """The backend's binary element-wise function ``name`` (cached).
+
+        Strict broadcasting has been decided when it is called; a lazy backend
+        adds its unknown-size checks here.
+        """
+        fn = self.binaries.get(name)
+        if fn is None:
+            fn = self.binaries[name] = getattr(self.ns, name)
+        return fn
+
+    # --- data in and out ------------------------------------------------------------
+    def owns(self, obj: object) -> bool:
+        """Whether ``obj`` is a native array of this backend."""
+        return isinstance(obj, self.array_type)
+
+    def coerce(self, obj: Any) -> Any:
+        """Turn a backend result that is not an array (e.g. a NumPy scalar) into one."""
+        return self.ns.asarray(obj)
+
+    def create(self, name: str, *args: Any, chunks: Any = None, **kwargs: Any) -> Any:
+        """Call the namespace's creation function ``name`` (``chunks`` on chunked devices)."""
+        self._check_no_chunks(chunks)
+        return getattr(self.ns, name)(*args, **kwargs)
+
+    def from_numpy(self, arr: np.ndarray, chunks: Any = None) -> Any:
+        """Place NumPy data on this device."""
+        self._check_no_chunks(chunks)
+        return self.ns.asarray(arr)
+
+    def to_numpy(self, data: Any) -> np.ndarray:
+        """Materialise data as a NumPy array (computes on lazy devices)."""
+        return self.compute([data])[0]
+
+    def compute(self, datas: Sequence[Any]) -> list[np.ndarray]:
+        """Materialise several arrays as NumPy arrays, sharing work between them.
+
+        This is the one place where a lazy device computes; every entry point
+        that needs values (``np.asarray``, ``float``, ``to_device``, DLPack,
+        writes to disk, :func:`strict_array.compute`) comes here.
+        """
+        return [np.asarray(d) for d in datas]
+
+    def persist(self, datas: Sequence[Any]) -> list[Any]:
+        """Compute several arrays and keep them on the device (eager: as they are)."""
+        return list(datas)
+
+    # --- chunks and sizes -----------------------------------------------------------
+    def _check_no_chunks(self, chunks: Any) -> None:
+        if chunks is not None:
+            raise ValueError(
+                f"chunks={chunks!r} only applies to a chunked device (one whose arrays "
+                f"are lazy), not {self!r}."
+            )
+
+    def rechunk(self, data: Any, chunks: Any) -> Any:
+        """The same data with new chunks (lazily, on a chunked device)."""
+        self._check_no_chunks(chunks)
+        return data
+
+    def chunks(self, data: Any) -> tuple[tuple[int | None, ...], ...] | None:
+        """The chunk sizes along each axis (``None`` where unknown), or None if unchunked."""
+        return None
+
+    def shape(self, data: Any) -> tuple[int | None, ...]:
+        """Shape with unknown (data-dependent) sizes as ``None``."""
+        return tuple(data.shape)
+
+    # --- operations where backends differ in kind -----------------------------------
+    def map_blocks(self, kernel: Callable[[np.ndarray], np.ndarray], data: Any) -> Any:
+        """Apply an element-wise NumPy ``kernel`` (same shape and dtype out)."""
+        return self.from_numpy(kernel(self.to_numpy(data)))
+
+    def index_from_numpy(self, index: np.ndarray) -> Any:
+        """A NumPy integer or boolean index array as this backend takes it in a key."""
+        return self.from_numpy(index)
+
+    def getitem(self, data: Any, key: Any) -> Any:
+        """``data[key]`` for keys holding index arrays (basic keys skip this)."""
+        return data[key]
+
+    def assign(self, data: Any, key: Any, value: Any) -> Any:
+        """``data[key] = value`` (``value`` already of ``data``'s dtype and
+        broadcastable to the region); returns the array now holding the result."""
+        data[key] = value
+        return data
+
+    def broadcast_to(self, data: Any, shape: tuple[int, ...]) -> Any:
+        """Broadcast, read-only, no copy where the backend allows."""
+        return self.ns.broadcast_to(data, shape)
+
+    def align_to(self, low: Any, high: Any) -> Any:
+        """Adapt ``low`` (aligned with ``high``'s trailing axes) to ``high``'s layout."""
+        return low
+
+    # --- on-disk arrays -------------------------------------------------------------
+    def from_npy(self, path: str, chunks: Any) -> Any:
+        """A ``.npy`` file's data on this device."""
+        return self.from_numpy(np.load(path, mmap_mode="r"), chunks)
+
+    def from_zarr(self, store: Any, component: str | None, chunks: Any) -> Any:
+        """A Zarr array's data on this device."""
+        import zarr
+
+        self._check_no_chunks(chunks)
+        return self.from_numpy(
+            np.asarray(zarr.open_array(store, mode="r", path=component or "")[...])
+        )
+
+    def to_npy(self, data: Any, path: str) -> None:
+        """Write ``data`` to a ``.npy`` file."""
+        np.save(path, self.to_numpy(data))
+
+    def to_zarr(
+        self, data: Any, store: Any, component: str | None, *, overwrite: bool, compute: bool
+    ) -> Any:
+        """Write ``data`` to a Zarr store (``compute=False`` is for lazy devices)."""
+        import zarr
+
+        if not compute:
+            raise ValueError(f"to_zarr: compute=False needs a lazy device, not {self!r}.")
+        arr = self.to_numpy(data)
+        z = zarr.open_array(
+            store, mode="w" if overwrite else "w-", path=component or "", shape=arr.shape,
+            dtype=arr.dtype,
+        )  # fmt: skip
+        z[...] = arr
+        return None
+
+
+# --- the registry -------------------------------------------------------------------
+@dataclass
+class _Backend:
+    name: str
+    loader: str  # "module:attribute" of the Device instance
+    detect: Callable[[object], bool]  # is this object a native array? (must not import)
+    host: bool = False  # its arrays are NumPy's own
+    loaded: Device | None = None
+
+
+_BACKENDS: dict[str, _Backend] = {}
+_LOADING = threading.Lock()
+
+
+def register(
+    name: str, loader: str, detect: Callable[[object], bool], *, host: bool = False
+) -> None:
+    """Register a backend: its device's name, where the device lives, and a detector.
+
+    Parameters
+    ----------
+    name : str
+        The device name (lower case); ``strict_array.NAME`` (upper case) is the device.
+    loader : str
+        ``"package.module:ATTRIBUTE"``, the Device instance, imported on first use.
+    detect : callable
+        ``detect(obj)`` tells whether ``obj`` is one of the backend's native arrays
+        without importing the backend (``array_api_compat``'s ``is_*_array``).
+    host : bool, default False
+        The backend's arrays are NumPy's own (one backend, NumPy's, is the host:
+        computed results land there).
+    """
+    name = name.lower()
+    if name in _BACKENDS and _BACKENDS[name].loader != loader:
+        raise ValueError(f"register: a backend named {name!r} is already registered.")
+    _BACKENDS[name] = _Backend(name, loader, detect, host)
+
+
+def registered_names() -> tuple[str, ...]:
+    """Names of the registered backends, in registration order."""
+    return tuple(_BACKENDS)
+
+
+def device(name: str) -> Device:
+    """The device of backend ``name`` (imports the backend on first use).
+
+    Raises
+    ------
+    KeyError
+        No backend of that name is registered.
+    ImportError
+        The backend's library is not installed.
+    """
+    backend = _BACKENDS[name.lower()]
+    if backend.loaded is None:
+        with _LOADING:
+            if backend.loaded is None:
+                module, _, attribute = backend.loader.partition(":")
+                backend.loaded = getattr(importlib.import_module(module), attribute)
+    return backend.loaded
+
+
+def available_devices() -> tuple[Device, ...]:
+    """The devices whose backend library is installed."""
+    found = []
+    for name in _BACKENDS:
+        try:
+            found.append(device(name))
+        except ImportError:
+            pass
+    return tuple(found)
+
+
+def host_device() -> Device:
+    """The device whose arrays are NumPy's own (computed results land there)."""
+    return device(next(b.name for b in _BACKENDS.values() if b.host))
+
+
+def lazy_device() -> Device:
+    """The first registered lazy device (on-disk arrays open there by default)."""
+    for d in available_devices():
+        if d.lazy:
+            return d
+    raise ImportError(
+        "no lazy (chunked) device is available; install one, e.g. pip install 'strict_array[dask]'."
+    )
+
+
+def device_of_native(obj: object) -> Device | None:
+    """The device owning a backend-native array, if any (without importing backends)."""
+    for backend in _BACKENDS.values():
+        if backend.detect(obj):
+            return device(backend.name)
+    return None
+
+
+register("cpu", "strict_array._backends.numpy:CPU", array_api_compat.is_numpy_array, host=True)
+register("dask", "strict_array._backends.dask:DASK", array_api_compat.is_dask_array)

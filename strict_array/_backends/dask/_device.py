@@ -1,0 +1,139 @@
+"""The ``DASK`` device: lazy, chunked arrays on ``dask.array``.
+
+Dask does all chunking, scheduling, spilling and distribution; when a
+``dask.distributed`` ``Client`` is active, computations run on it through
+Dask's own default-scheduler mechanism.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+from ..._broadcasting import broadcast_shapes
+from .. import Device
+from . import _compute, _indexing, _io
+from ._namespace import auto_chunks, build_namespace, reshape
+
+
+def _unknown(s: float) -> bool:
+    return s != s  # Dask marks an unknown size with NaN
+
+
+def _known(shape: tuple[float, ...]) -> tuple[int | None, ...]:
+    return tuple(None if s != s else int(s) for s in shape)
+
+
+def _checking_unknown_sizes(op: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """Dask lets an unknown size meet any size; the contract refuses a known size
+    other than 1, when the expression is built."""
+
+    def checked(a: Any, b: Any) -> Any:
+        if isinstance(a, da.Array) and isinstance(b, da.Array) and a.ndim == b.ndim:
+            s1, s2 = a.shape, b.shape
+            if any(map(_unknown, s1)) or any(map(_unknown, s2)):
+                broadcast_shapes(op, _known(s1), _known(s2))
+        return fn(a, b)
+
+    return checked
+
+
+class DaskDevice(Device):
+    """Lazy, chunked Dask arrays (out-of-core and distributed)."""
+
+    array_type = da.Array
+    lazy = True
+    __slots__ = ()
+
+    def _load_namespace(self) -> Any:
+        return build_namespace()
+
+    def _reshape_function(self) -> Callable[[Any, tuple[int, ...]], Any]:
+        return reshape
+
+    def binary(self, name: str) -> Callable[[Any, Any], Any]:
+        fn = self.binaries.get(name)
+        if fn is None:
+            fn = self.binaries[name] = _checking_unknown_sizes(name, getattr(self.ns, name))
+        return fn
+
+    def coerce(self, obj: Any) -> da.Array:
+        return da.asarray(obj)
+
+    def create(self, name: str, *args: Any, chunks: Any = None, **kwargs: Any) -> da.Array:
+        if chunks is not None:
+            kwargs["chunks"] = chunks
+        return getattr(self.ns, name)(*args, **kwargs)
+
+    def from_numpy(self, arr: np.ndarray, chunks: Any = None) -> da.Array:
+        return da.from_array(arr, chunks=auto_chunks(arr.shape, chunks))
+
+    def compute(self, datas: Sequence[da.Array]) -> list[np.ndarray]:
+        return _compute.compute(datas)
+
+    def persist(self, datas: Sequence[da.Array]) -> list[da.Array]:
+        return _compute.persist(datas)
+
+    def rechunk(self, data: da.Array, chunks: Any) -> da.Array:
+        return data if chunks is None else data.rechunk(chunks)
+
+    def chunks(self, data: da.Array) -> tuple[tuple[int | None, ...], ...]:
+        return tuple(_known(axis) for axis in data.chunks)
+
+    def shape(self, data: da.Array) -> tuple[int | None, ...]:
+        return _known(data.shape)
+
+    def map_blocks(self, kernel: Callable[[np.ndarray], np.ndarray], data: da.Array) -> da.Array:
+        return da.map_blocks(kernel, data, dtype=data.dtype)
+
+    def index_from_numpy(self, index: np.ndarray) -> np.ndarray:
+        return index  # Dask takes NumPy index arrays, and then knows the result's size
+
+    def getitem(self, data: da.Array, key: Any) -> da.Array:
+        return _indexing.getitem(data, key)
+
+    def assign(self, data: da.Array, key: Any, value: Any) -> da.Array:
+        return _indexing.assign(data, key, value)
+
+    def broadcast_to(self, data: da.Array, shape: tuple[int, ...]) -> da.Array:
+        # mapped axes keep their chunks; new or stretched axes get Dask's automatic
+        # chunking, never one chunk spanning a whole large axis
+        lead = len(shape) - data.ndim
+        auto = auto_chunks(shape)
+        spec = [auto] * lead + [
+            c if data.shape[i] == shape[lead + i] else auto for i, c in enumerate(data.chunks)
+        ]
+        chunks = da.core.normalize_chunks(tuple(spec), shape, dtype=data.dtype)
+        return da.broadcast_to(data, shape, chunks=chunks)
+
+    def align_to(self, low: da.Array, high: Any) -> da.Array:
+        if not isinstance(high, da.Array):
+            return low
+        # match the large operand's chunks on mapped axes of equal size, so that
+        # blockwise never re-splits the large operand; size-1 axes are 1-blocks
+        lead = high.ndim - low.ndim
+        target = tuple(
+            hc if ls == hs and ls == ls else lc
+            for lc, hc, ls, hs in zip(low.chunks, high.chunks[lead:], low.shape, high.shape[lead:])
+        )
+        return low if target == low.chunks else low.rechunk(target)
+
+    def from_npy(self, path: str, chunks: Any) -> da.Array:
+        return _io.from_npy(path, chunks)
+
+    def from_zarr(self, store: Any, component: str | None, chunks: Any) -> da.Array:
+        return _io.from_zarr(store, component, chunks)
+
+    def to_npy(self, data: da.Array, path: str) -> None:
+        _io.to_npy(data, path)
+
+    def to_zarr(
+        self, data: da.Array, store: Any, component: str | None, *, overwrite: bool, compute: bool
+    ) -> Any:
+        return _io.to_zarr(data, store, component, overwrite=overwrite, compute=compute)
+
+
+DASK: Device = DaskDevice("dask")

@@ -1,0 +1,182 @@
+"""Per-matrix ``linalg`` (and ``take_along_axis``) on Dask through generalized ufuncs.
+
+Dask's own ``linalg`` handles only single 2-D matrices chunked its way; these
+run NumPy's (through ``array_api_compat``) on each matrix of a stack with
+:func:`dask.array.apply_gufunc`, which keeps the batch axes chunked and gathers
+only the matrix axes of each matrix into one chunk (so one matrix must fit in a
+worker's memory). Everything stays lazy; no SciPy is needed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+
+def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
+    """``da.apply_gufunc`` with the chunks prepared here rather than by Dask.
+
+    Each argument's core axes are gathered into one chunk and the loop (batch)
+    axes of all arguments share one chunking. Doing it here rather than with
+    ``allow_rechunk=True`` also works when a core axis has size 0 (where Dask's
+    own re-chunking divides by zero).
+    """
+    groups = re.findall(r"\(([^)]*)\)", signature.split("->")[0])
+    cores = [0 if not g.strip() else g.count(",") + 1 for g in groups]
+    loops = [a.ndim - n for a, n in zip(args, cores)]
+    batch = np.broadcast_shapes(*(a.shape[:n] for a, n in zip(args, loops)))
+    if 0 in batch:  # Dask refuses a size-1 loop axis against a size-0 one
+        args = tuple(
+            da.broadcast_to(a, batch + a.shape[n:]) if a.shape[:n] != batch else a
+            for a, n in zip(args, loops)
+        )
+        loops = [len(batch)] * len(args)
+    width = max(loops)
+    loop_chunks: dict[int, tuple[int, ...]] = {}
+    for a, n_loop in zip(args, loops):
+        for j in range(n_loop):
+            if a.shape[j] != 1:
+                loop_chunks.setdefault(width - n_loop + j, a.chunks[j])
+    prepared = []
+    for a, n_core, n_loop in zip(args, cores, loops):
+        spec: dict[int, Any] = {a.ndim - 1 - k: -1 for k in range(n_core)}
+        for j in range(n_loop):
+            if a.shape[j] != 1:
+                spec[j] = loop_chunks[width - n_loop + j]
+        prepared.append(a.rechunk(spec) if spec else a)
+    return da.apply_gufunc(func, signature, *prepared, allow_rechunk=False, **kwargs)
+
+
+def _real(dtype: np.dtype) -> np.dtype:
+    return np.empty(0, dtype).real.dtype
+
+
+def _complex(dtype: np.dtype) -> np.dtype:
+    return np.result_type(dtype, np.complex64)
+
+
+def _same(dtype: np.dtype) -> np.dtype:
+    return dtype
+
+
+def _index(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.int64)
+
+
+#: name -> (gufunc signature, output dtypes from the input dtype); "k" is min(m, n)
+PER_MATRIX = {
+    "cholesky": ("(m,m)->(m,m)", (_same,)),
+    "det": ("(m,m)->()", (_same,)),
+    "eig": ("(m,m)->(m),(m,m)", (_complex, _complex)),
+    "eigh": ("(m,m)->(m),(m,m)", (_real, _same)),
+    "eigvals": ("(m,m)->(m)", (_complex,)),
+    "eigvalsh": ("(m,m)->(m)", (_real,)),
+    "inv": ("(m,m)->(m,m)", (_same,)),
+    "matrix_power": ("(m,m)->(m,m)", (_same,)),
+    "matrix_rank": ("(m,n)->()", (_index,)),
+    "pinv": ("(m,n)->(n,m)", (_same,)),
+    "slogdet": ("(m,m)->(),()", (_same, _real)),
+    "svdvals": ("(m,n)->(k)", (_real,)),
+}
+
+
+def per_matrix(name: str) -> Any:
+    """A lazy per-matrix linalg function: batch axes stay chunked, matrix axes are
+    gathered into one chunk, and NumPy (through array_api_compat) does each block."""
+    import array_api_compat.numpy as cnp
+
+    signature, out_dtypes = PER_MATRIX[name]
+    kernel = getattr(cnp.linalg, name)
+
+    def apply(x: da.Array, *args: Any, **kwargs: Any) -> Any:
+        dtypes = [f(x.dtype) for f in out_dtypes]
+        common = {
+            "output_dtypes": dtypes if len(dtypes) > 1 else dtypes[0],
+            "output_sizes": {"k": min(x.shape[-2:])},
+        }
+        rtol = kwargs.pop("rtol", None)
+        if isinstance(rtol, da.Array):
+            # a tolerance per matrix: one more (loop-only) argument, lazily
+            inputs, outputs = signature.split("->")
+            return gufunc(
+                lambda a, r: _plain(kernel(a, *args, rtol=r, **kwargs)),
+                f"{inputs},()->{outputs}",
+                x,
+                rtol,
+                **common,
+            )
+        if rtol is not None:
+            kwargs["rtol"] = rtol
+        return gufunc(lambda a: _plain(kernel(a, *args, **kwargs)), signature, x, **common)
+
+    return apply
+
+
+def _plain(value: Any) -> Any:
+    return tuple(value) if isinstance(value, tuple) else value
+
+
+def svd(x: da.Array, /, *, full_matrices: bool = True) -> tuple:
+    import array_api_compat.numpy as cnp
+
+    m, n = x.shape[-2:]
+    signature = "(m,n)->(m,m),(k),(n,n)" if full_matrices else "(m,n)->(m,k),(k),(k,n)"
+    return gufunc(
+        lambda a: tuple(cnp.linalg.svd(a, full_matrices=full_matrices)),
+        signature,
+        x,
+        output_dtypes=(x.dtype, _real(x.dtype), x.dtype),
+        output_sizes={"k": min(m, n)},
+    )
+
+
+def qr(x: da.Array, /, *, mode: str = "reduced") -> tuple:
+    import array_api_compat.numpy as cnp
+
+    m, n = x.shape[-2:]
+    signature = "(m,n)->(m,k),(k,n)" if mode == "reduced" else "(m,n)->(m,m),(m,n)"
+    return gufunc(
+        lambda a: tuple(cnp.linalg.qr(a, mode=mode)),
+        signature,
+        x,
+        output_dtypes=(x.dtype, x.dtype),
+        output_sizes={"k": min(m, n)},
+    )
+
+
+def solve(x1: da.Array, x2: da.Array, /) -> da.Array:
+    signature = "(m,m),(m)->(m)" if x2.ndim == 1 else "(m,m),(m,k)->(m,k)"
+    return gufunc(
+        np.linalg.solve,
+        signature,
+        x1,
+        x2,
+        output_dtypes=np.result_type(x1.dtype, x2.dtype),
+    )
+
+
+def cross(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
+    a, b = da.moveaxis(x1, axis, -1), da.moveaxis(x2, axis, -1)
+    out = gufunc(
+        lambda p, q: np.cross(p, q, axis=-1),
+        "(k),(k)->(k)",
+        a,
+        b,
+        output_dtypes=np.result_type(x1.dtype, x2.dtype),
+    )
+    return da.moveaxis(out, -1, axis)
+
+
+def take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da.Array:
+    a, i = da.moveaxis(x, axis, -1), da.moveaxis(indices, axis, -1)
+    out = gufunc(
+        lambda p, q: np.take_along_axis(p, q, axis=-1),
+        "(n),(k)->(k)",
+        a,
+        i,
+        output_dtypes=x.dtype,
+    )
+    return da.moveaxis(out, -1, axis)

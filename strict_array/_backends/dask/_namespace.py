@@ -1,0 +1,188 @@
+"""The Dask namespace: ``array_api_compat.dask.array`` plus what it lacks.
+
+Each fix here is lazy and says why Dask needs it; the per-matrix ``linalg``
+functions are in :mod:`._linalg`.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import array_api_compat.dask.array as compat
+import dask.array as da
+import numpy as np
+
+from . import _linalg
+
+
+def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
+    """Correct the reported shape of integer-array indexing along ``axis``.
+
+    Dask reports the input's size instead of the index's when the indexed axis
+    is one chunk and the index has length 1 (dask/dask#6709); the computed
+    blocks are right, so only the metadata is rebuilt.
+    """
+    n = index.shape[0]
+    if n != n or out.shape[axis] == n or out.numblocks[axis] != 1:
+        return out
+    chunks = out.chunks[:axis] + ((n,),) + out.chunks[axis + 1 :]
+    return da.Array(out.dask, out.name, chunks, meta=out._meta)
+
+
+def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Array:
+    axis = 0 if axis is None else axis % x.ndim
+    return with_index_length(compat.take(x, indices, axis=axis), axis, indices)  # type: ignore[attr-defined]
+
+
+def _searchsorted(
+    x1: da.Array, x2: Any, /, *, side: str = "left", sorter: da.Array | None = None
+) -> da.Array:
+    if sorter is not None:  # Dask has no sorter: search the sorted view instead
+        x1 = take(x1, sorter)
+    if not isinstance(x2, da.Array):
+        x2 = da.asarray(np.asarray(x2, dtype=x1.dtype))
+    if x2.ndim == 0:  # Dask's block search needs at least one axis
+        found = compat.searchsorted(x1, x2.reshape((1,)), side=side)  # type: ignore[attr-defined]
+        return found.reshape(())
+    return compat.searchsorted(x1, x2, side=side)  # type: ignore[attr-defined]
+
+
+def auto_chunks(shape: tuple, chunks: Any = None) -> Any:
+    """The given chunks, else Dask's automatic chunking, except for empty arrays
+    (where Dask's "auto" divides by zero)."""
+    if chunks is not None:
+        return chunks
+    return -1 if 0 in shape else "auto"
+
+
+def _creation(name: str) -> Any:
+    """zeros/ones/empty/full with chunks that also work for empty shapes."""
+    make = getattr(da, name)
+
+    def create(
+        shape: Any, *args: Any, dtype: Any = None, chunks: Any = None, **kwargs: Any
+    ) -> da.Array:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        return make(shape, *args, dtype=dtype, chunks=auto_chunks(shape, chunks))
+
+    return create
+
+
+def _eye(
+    n_rows: int,
+    n_cols: int | None = None,
+    /,
+    *,
+    k: int = 0,
+    dtype: Any = None,
+    chunks: Any = None,
+    **kwargs: Any,
+) -> da.Array:
+    # Dask's eye mis-builds its graph when n_rows != n_cols and divides by zero for
+    # empty shapes: build it block by block from NumPy's eye instead
+    shape = (n_rows, n_rows if n_cols is None else n_cols)
+    dtype = np.dtype(np.float64 if dtype is None else dtype)
+    chunks = da.core.normalize_chunks(auto_chunks(shape, chunks), shape, dtype=dtype)
+
+    def block(block_info: Any = None) -> np.ndarray:
+        (r0, r1), (c0, c1) = block_info[None]["array-location"]
+        return np.eye(r1 - r0, c1 - c0, k=k + r0 - c0, dtype=dtype)
+
+    return da.map_blocks(block, chunks=chunks, dtype=dtype, meta=np.empty((0, 0), dtype))
+
+
+def _linspace(
+    start: Any, stop: Any, /, num: int, *, endpoint: bool = True, **kwargs: Any
+) -> da.Array:
+    out = compat.linspace(start, stop, num, endpoint=endpoint, **kwargs)  # type: ignore[attr-defined]
+    if endpoint and num > 1:  # Dask accumulates steps per block; NumPy ends exactly at stop
+        last = da.arange(num, chunks=out.chunks) == num - 1
+        out = da.where(last, da.asarray(stop, dtype=out.dtype), out)
+    return out
+
+
+def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Array:
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    if x.shape[axis] == 0:
+        return x
+    return compat.repeat(x, repeats, axis=axis)  # type: ignore[attr-defined]
+
+
+def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
+    if 0 in x.shape:
+        return x
+    return compat.roll(x, shift, axis=axis)  # type: ignore[attr-defined]
+
+
+def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
+    # Dask contracts the wrong axes for negative entries, and sums small integers
+    # in (u)int64: normalise the axes and keep the promoted dtype
+    if not isinstance(axes, int):
+        axes = (tuple(a % x1.ndim for a in axes[0]), tuple(b % x2.ndim for b in axes[1]))
+    out = compat.tensordot(x1, x2, axes=axes)  # type: ignore[attr-defined]
+    dtype = np.result_type(x1.dtype, x2.dtype)
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+def reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> da.Array:
+    try:
+        return compat.reshape(x, shape, copy=copy)  # type: ignore[attr-defined]
+    except NotImplementedError:
+        # Dask reshapes only by merging or evenly splitting axes: merge all, then split
+        return x.reshape((-1,)).reshape(shape)
+
+
+def _single_chunk_fft(func: Any, multi: bool) -> Any:
+    """Dask transforms only along single-chunk axes: gather those axes first (lazily)."""
+
+    def apply(x: da.Array, /, **kwargs: Any) -> da.Array:
+        if multi:
+            axes = kwargs.get("axes")
+            if axes is None:
+                s = kwargs.get("s")
+                axes = range(x.ndim) if s is None else range(x.ndim - len(s), x.ndim)
+        else:
+            axes = (kwargs.get("axis", -1),)
+        x = x.rechunk({a % x.ndim: -1 for a in axes}) if x.ndim else x
+        return func(x, **kwargs)
+
+    return apply
+
+
+def _from_dlpack(x: Any, /, **kwargs: Any) -> da.Array:
+    return da.from_array(np.from_dlpack(x, **kwargs))
+
+
+def build_namespace() -> types.SimpleNamespace:
+    ns = types.SimpleNamespace(**{k: v for k, v in vars(compat).items() if not k.startswith("__")})
+    ns.take_along_axis = _linalg.take_along_axis
+    ns.from_dlpack = _from_dlpack
+    ns.fft = types.SimpleNamespace(
+        **{k: v for k, v in vars(compat.fft).items() if not k.startswith("__")}  # type: ignore[attr-defined]
+    )
+    for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
+        setattr(ns.fft, name, _single_chunk_fft(getattr(compat.fft, name), multi=False))  # type: ignore[attr-defined]
+    for name in ("fftn", "ifftn", "rfftn", "irfftn"):
+        setattr(ns.fft, name, _single_chunk_fft(getattr(compat.fft, name), multi=True))  # type: ignore[attr-defined]
+    ns.reshape = reshape
+    for name in ("zeros", "ones", "empty", "full"):
+        setattr(ns, name, _creation(name))
+    ns.eye = _eye
+    ns.linspace = _linspace
+    ns.repeat = _repeat
+    ns.roll = _roll
+    ns.tensordot = _tensordot
+    ns.take = take
+    ns.searchsorted = _searchsorted
+    ns.linalg = types.SimpleNamespace(
+        **{k: v for k, v in vars(compat.linalg).items() if not k.startswith("__")}  # type: ignore[attr-defined]
+    )
+    for name in _linalg.PER_MATRIX:
+        setattr(ns.linalg, name, _linalg.per_matrix(name))
+    ns.linalg.svd = _linalg.svd
+    ns.linalg.qr = _linalg.qr
+    ns.linalg.solve = _linalg.solve
+    ns.linalg.cross = _linalg.cross
+    return ns

@@ -1,0 +1,88 @@
+"""``compute`` and ``persist``: materialise several lazy arrays at once, sharing work.
+
+Each device computes through its one entry point (``Device.compute`` and
+``Device.persist``), where a lazy device plans its passes; eager arrays pass
+through unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ._array import Array, expect_array, result
+from ._backends import Device, host_device
+
+__all__ = ["compute", "persist"]
+
+
+def _by_device(
+    op: str, arrays: Sequence[Array], run: Callable[[Device, list[Any]], list[Any]]
+) -> list[Any]:
+    """Run ``run(device, datas)`` once per device; the results in the input order."""
+    checked = [expect_array(op, a, f"argument {i}") for i, a in enumerate(arrays)]
+    out: list[Any] = [None] * len(checked)
+    groups: dict[Device, list[int]] = {}
+    for i, a in enumerate(checked):
+        groups.setdefault(a._device, []).append(i)
+    for dev, positions in groups.items():
+        for i, value in zip(positions, run(dev, [checked[i]._data for i in positions])):
+            out[i] = value
+    return out
+
+
+def compute(*arrays: Array) -> tuple[Array, ...]:
+    """Compute several arrays together, as arrays on the host (``CPU``).
+
+    Work shared by the arrays (a common input, a common intermediate) is done
+    once. On ``DASK``, large inputs that feed both a small reduction and other
+    work are read in separate streaming passes (see the Dask guide), so the
+    computation runs in bounded memory; the values are those of the one-graph
+    computation.
+
+    Parameters
+    ----------
+    *arrays : Array
+        On any device; ``CPU`` arrays are returned as they are.
+
+    Returns
+    -------
+    tuple of Array
+        On ``CPU``, in the order given.
+
+    Examples
+    --------
+    >>> import strict_array as xp
+    >>> x = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device=xp.DASK)
+    >>> m = xp.mean(x, axis=0, keepdims=True)
+    >>> mean, spread = xp.compute(m, xp.sum((x - m) ** 2, axis=0))
+    >>> mean, spread
+    (Array([[2., 3.]], dtype=float64), Array([2., 2.], dtype=float64))
+    """
+    host = host_device()
+
+    def run(dev: Device, datas: list[Any]) -> list[Any]:
+        return [host.from_numpy(v) for v in dev.compute(datas)]
+
+    return tuple(result(data, host) for data in _by_device("compute", arrays, run))
+
+
+def persist(*arrays: Array) -> tuple[Array, ...]:
+    """Compute several arrays together and keep them on their device.
+
+    On ``DASK`` the results stay chunked, in memory (or on the cluster's workers
+    when a ``dask.distributed`` ``Client`` is active), so later expressions built
+    on them start from the computed chunks. Eager arrays are returned as they are.
+
+    Parameters
+    ----------
+    *arrays : Array
+
+    Returns
+    -------
+    tuple of Array
+        On the devices of the inputs, in the order given.
+    """
+    devices = {id(a): a._device for a in arrays if type(a) is Array}
+    datas = _by_device("persist", arrays, lambda dev, datas: dev.persist(datas))
+    return tuple(result(data, devices[id(a)]) for data, a in zip(datas, arrays))
