@@ -117,7 +117,7 @@ class Array:
     @property
     def dtype(self) -> np.dtype:
         """Data type of the array elements."""
-        return self._data.dtype
+        return self._device.dtype(self._data)
 
     @property
     def device(self) -> Device:
@@ -289,16 +289,6 @@ class Array:
         return (result, (self._data, self._device))
 
     # --- NumPy habits ---------------------------------------------------------------
-    def __getattr__(self, name: str) -> Any:
-        # only reached when normal lookup fails: no cost on the hot path
-        hint = NUMPY_METHODS.get(name)
-        if hint is None:
-            raise AttributeError(f"'strict_array.Array' object has no attribute {name!r}")
-        raise AttributeError(
-            f"'strict_array.Array' object has no attribute {name!r} (a NumPy method): "
-            f"array API arrays keep their operations in the namespace; use {hint}."
-        )
-
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         # NumPy's ufuncs do not take strict arrays: a raw NumPy operand is refused with
         # the conversion that fixes it, anything else gets the namespace function's
@@ -348,6 +338,27 @@ NUMPY_METHODS = {
     "compute": "strict_array.compute(x) or np.asarray(x)",
     "persist": "strict_array.persist(x)",
 }
+
+class _NumPyMethod:
+    """A NumPy array method that strict arrays do not have: reading it raises the
+    AttributeError that names the namespace function to use instead.
+
+    A class attribute rather than ``Array.__getattr__``: a ``__getattr__`` would
+    take CPython's fast attribute lookup away from every ``x._data`` on the hot path.
+    """
+
+    def __init__(self, name: str, hint: str) -> None:
+        self.name, self.hint = name, hint
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        raise AttributeError(
+            f"'strict_array.Array' object has no attribute {self.name!r} (a NumPy method): "
+            f"array API arrays keep their operations in the namespace; use {self.hint}."
+        )
+
+
+for _name, _hint in NUMPY_METHODS.items():
+    setattr(Array, _name, _NumPyMethod(_name, _hint))
 
 #: NumPy ufunc names whose namespace function is spelled differently.
 UFUNC_NAMES = {

@@ -78,7 +78,7 @@ def asarray(
     if src is not None and (target is None or target is src):
         # already on its device: convert dtype / copy / chunks there, lazily if lazy
         out = src.rechunk(src.ns.asarray(data, dtype=dtype, copy=copy), chunks)
-        _check_kind(out.dtype, obj)
+        _check_kind(src.dtype(out), obj)
         return result(out, src)
     if copy is False and src is not None:
         raise ValueError(

@@ -15,6 +15,9 @@ from hypothesis import HealthCheck, settings
 
 import strict_array as xp
 
+# a third backend, registered the way any backend is (tests/strict_backend.py)
+from strict_backend import STRICT  # noqa: E402
+
 # "ci" keeps property tests bounded for CI's 2 cores; "dev" digs deeper by hand.
 settings.register_profile(
     "ci",
@@ -26,12 +29,12 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=300, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
-DEVICES = [xp.CPU, xp.DASK]
+DEVICES = [xp.CPU, xp.DASK, STRICT]
 
 
 @pytest.fixture(params=DEVICES, ids=lambda d: d.name)
 def device(request):
-    """Each test using it runs on the NumPy device and on the Dask device."""
+    """Each test using it runs on every device: NumPy, Dask and the test backend over array_api_strict."""
     return request.param
 
 

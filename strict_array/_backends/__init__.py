@@ -144,7 +144,11 @@ class Device:
         """Compute several arrays and keep them on the device (eager: as they are)."""
         return list(datas)
 
-    # --- chunks and sizes -----------------------------------------------------------
+    # --- data types, chunks and sizes --------------------------------------------------
+    def dtype(self, data: Any) -> np.dtype:
+        """The data type of ``data`` as strict_array's data types (NumPy's dtypes)."""
+        return data.dtype
+
     def _check_no_chunks(self, chunks: Any) -> None:
         if chunks is not None:
             raise ValueError(
