@@ -5,7 +5,7 @@ Everything here is pure: functions of shape tuples that either return a shape
 Nothing here knows about NumPy, Dask or array objects, so the same rules hold
 on every device. Unknown (data-dependent) sizes are ``None``.
 
-The contract is SEMANTICS.md: sections 1-3 for broadcasting and
+The contract is docs/semantics.md: sections 1-3 for broadcasting and
 ``broadcast_in_dim``, section 5 for ``sum_to``.
 """
 
