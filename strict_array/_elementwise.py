@@ -62,7 +62,7 @@ UNARY = {
     "real": "Real part (identity for real input).",
     "reciprocal": "1 / x.",
     "round": "Round to the nearest integer-valued number (half to even).",
-    "sign": "Sign (x / |x| for complex, 0 at 0).",
+    "sign": "Sign (``x / |x|`` for complex, 0 at 0).",
     "signbit": "True where the sign bit is set.",
     "sin": "Sine.",
     "sinh": "Hyperbolic sine.",
