@@ -339,6 +339,7 @@ NUMPY_METHODS = {
     "persist": "strict_array.persist(x)",
 }
 
+
 class _NumPyMethod:
     """A NumPy array method that strict arrays do not have: reading it raises the
     AttributeError that names the namespace function to use instead.

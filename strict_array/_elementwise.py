@@ -56,7 +56,7 @@ UNARY = {
     "real": "Real part (identity for real input).",
     "reciprocal": "1 / x.",
     "round": "Round to the nearest integer-valued number (half to even).",
-    "sign": "Sign (x / |x| for complex, 0 at 0).",
+    "sign": "Sign (``x / |x|`` for complex, 0 at 0).",
     "signbit": "True where the sign bit is set.",
     "sin": "Sine.",
     "sinh": "Hyperbolic sine.",
@@ -154,14 +154,12 @@ def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
             f"{t1.__name__} and {t2.__name__}; make one an array with strict_array.asarray."
         )
     try:
-        r = dev.binary(op)(a, b)
-    except ValueError as e:
-        if type(a) is dev.array_type and type(b) is dev.array_type:
-            broadcast_shapes(op, dev.shape(a), dev.shape(b))  # our precise shape error
-        raise backend_error(op, e, a, b) from e
-    except (TypeError, OverflowError) as e:  # e.g. bitwise on floats, an int too large
-        raise backend_error(op, e, a, b) from e
-    return result(r, dev)
+        return result(dev.binary(op)(a, b), dev)
+    except (ValueError, TypeError, OverflowError) as e:  # e.g. bitwise on floats, int too large
+        error = e
+    if type(error) is ValueError and type(a) is dev.array_type and type(b) is dev.array_type:
+        broadcast_shapes(op, dev.shape(a), dev.shape(b))  # our precise shape error
+    raise backend_error(op, error, a, b) from error
 
 
 def apply_unary(op: str, x: Any) -> Array:
@@ -265,6 +263,7 @@ Array
 # backend function and one new Array, nothing else. Everything else, and every
 # error, goes through apply_binary.
 _FAST_ERRORS = (ValueError, TypeError, OverflowError, KeyError)  # KeyError: not cached yet
+_FAILED = object()
 
 
 def make_binary(op: str) -> Callable[..., Array]:
@@ -291,6 +290,8 @@ def make_binary(op: str) -> Callable[..., Array]:
             try:
                 r = dev.binaries[op](a, b)
             except _FAST_ERRORS:
+                r = _FAILED  # explained outside this handler, so the error is not chained
+            if r is _FAILED:
                 return apply_binary(op, x1, x2)
             if type(r) is not dev.array_type:
                 r = dev.coerce(r)
@@ -328,6 +329,8 @@ def forward_operator(op: str) -> Callable[[Array, Any], Array]:
         try:
             r = dev.binaries[op](a, b)
         except _FAST_ERRORS:
+            r = _FAILED
+        if r is _FAILED:
             return apply_binary(op, self, other)
         if type(r) is not dev.array_type:
             r = dev.coerce(r)
@@ -349,6 +352,8 @@ def reflected_operator(op: str) -> Callable[[Array, Any], Array]:
             try:
                 r = dev.binaries[op](other, self._data)
             except _FAST_ERRORS:
+                r = _FAILED
+            if r is _FAILED:
                 return apply_binary(op, other, self)
             if type(r) is not dev.array_type:
                 r = dev.coerce(r)

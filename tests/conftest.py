@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
-import strict_array as xp
-
 # a third backend, registered the way any backend is (tests/strict_backend.py)
-from strict_backend import STRICT  # noqa: E402
+from strict_backend import STRICT
+
+import strict_array as xp
 
 # "ci" keeps property tests bounded for CI's 2 cores; "dev" digs deeper by hand.
 settings.register_profile(

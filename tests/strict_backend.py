@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import array_api_strict as aas
-from array_api_strict._array_object import Array as StrictArray
 import numpy as np
+from array_api_strict._array_object import Array as StrictArray
 
 from strict_array._backends import Device, register
 
@@ -51,9 +51,7 @@ def _translating(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` taking NumPy dtypes where array_api_strict takes its own."""
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        return fn(
-            *map(_strict_dtype, args), **{k: _strict_dtype(v) for k, v in kwargs.items()}
-        )
+        return fn(*map(_strict_dtype, args), **{k: _strict_dtype(v) for k, v in kwargs.items()})
 
     return call
 

@@ -1,4 +1,4 @@
-"""SEMANTICS.md sections 1-3 on both devices: every XLA example, and property tests."""
+"""docs/semantics.md sections 1-3 on both devices: every XLA example, and property tests."""
 
 from __future__ import annotations
 

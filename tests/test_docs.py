@@ -1,17 +1,34 @@
-"""Every ``>>>`` example in docs/*.md and README.md runs and prints what the page says."""
+"""The documentation: doctests of the pages, a complete API reference, commands in sync.
+
+Every ``>>>`` example in docs/*.md, README.md and the READMEs the site includes runs
+and prints what the page says; every public name of ``strict_array``,
+``strict_array.linalg`` and ``strict_array.fft`` is documented on an API reference page
+(docs/reference/*.rst); README's commands are the ones .ci/run and the site's index run.
+(The site itself is built with warnings as errors by .ci/run.)
+"""
 
 from __future__ import annotations
 
 import doctest
+import importlib
+import re
 from pathlib import Path
 
 import pytest
 
+import strict_array as xp
+
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = sorted((ROOT / "docs").glob("*.md"))
+PAGES = [
+    *sorted((ROOT / "docs").glob("*.md")),
+    ROOT / "README.md",
+    ROOT / "benchmarks" / "README.md",
+    ROOT / "conformance" / "README.md",
+]
+REFERENCE = ROOT / "docs" / "reference"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_doc_examples(page):
     result = doctest.testfile(
         str(page),
@@ -26,11 +43,118 @@ def test_doc_examples(page):
 
 
 def test_docstring_examples():
-    import strict_array as xp
-
     modules = [xp._policy, xp._explicit, xp._devices, xp._compute]
     failed = sum(
         doctest.testmod(m, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).failed
         for m in modules
     )
     assert failed == 0
+
+
+# --- the API reference --------------------------------------------------------------
+_CURRENT_MODULE = re.compile(r"\.\. (?:py:)?currentmodule:: ([\w.]+)")
+_MODULE = re.compile(r"\.\. (?:py:module|module|automodule):: ([\w.]+)")
+_OBJECT = re.compile(
+    r"\.\. (?:py:)?(?:auto)?(?:data|function|class|exception|attribute|method|property)"
+    r":: ([\w.]+)"
+)
+
+
+def _qualified(name: str, module: str) -> str:
+    return name if name.split(".")[0] == "strict_array" else f"{module}.{name}"
+
+
+def documented_names() -> set[str]:
+    """Fully qualified names that docs/reference/*.rst document.
+
+    A name counts when it is an entry of an ``autosummary`` table, the target of an
+    object directive (``.. data::``, ``.. autofunction::``, ...), or a module given to
+    ``automodule``/``module``; relative names are taken in the page's current module.
+    """
+    names: set[str] = set()
+    for page in sorted(REFERENCE.glob("*.rst")):
+        module = "strict_array"
+        in_autosummary = False
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if in_autosummary:
+                entry = line.strip()
+                if not line.strip() or entry.startswith(":"):
+                    continue
+                if line.startswith((" ", "\t")):
+                    names.add(_qualified(entry.lstrip("~"), module))
+                    continue
+                in_autosummary = False
+            if m := _CURRENT_MODULE.match(line):
+                module = m[1]
+            elif m := _MODULE.match(line):
+                module = m[1]
+                names.add(m[1])
+            elif m := _OBJECT.match(line):
+                names.add(_qualified(m[1], module))
+            elif line.startswith(".. autosummary::"):
+                in_autosummary = True
+    return names
+
+
+def public_names() -> set[str]:
+    return {
+        f"{module.__name__}.{name}" for module in (xp, xp.linalg, xp.fft) for name in module.__all__
+    }
+
+
+def test_reference_documents_every_public_name():
+    missing = sorted(public_names() - documented_names())
+    assert not missing, (
+        "public names missing from the API reference (docs/reference/*.rst): "
+        f"{', '.join(missing)}; add each to the autosummary table of its group"
+    )
+
+
+def _resolve(qualified: str) -> object:
+    parts = qualified.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(qualified)
+
+
+def test_reference_names_exist():
+    stale = []
+    for name in sorted(documented_names()):
+        try:
+            _resolve(name)
+        except (ImportError, AttributeError):
+            stale.append(name)
+    assert not stale, f"the API reference documents names that do not exist: {stale}"
+
+
+def test_reference_test_sees_the_pages():
+    names = documented_names()
+    # one name of each kind of entry: autosummary, object directive, automodule
+    assert {"strict_array.add", "strict_array.fft.fft", "strict_array.linalg.svd"} <= names
+    assert {"strict_array.pi", "strict_array.float64", "strict_array.Array.__getitem__"} <= names
+    assert {"strict_array.linalg", "strict_array.fft", "strict_array.pytest_plugin"} <= names
+
+
+# --- commands -----------------------------------------------------------------------
+def _bash_blocks(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    return [b.strip() for b in re.findall(r"```bash\n(.*?)```", text, re.S)]
+
+
+def test_readme_commands_match_ci_and_index():
+    readme = _bash_blocks(ROOT / "README.md")
+    assert len(readme) >= 2
+    ci_lines = [
+        line.strip()
+        for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    first_command = next(line for line in ci_lines if line.startswith("python3 -m venv"))
+    assert readme[1] == first_command, "README's second command must be what .ci/run runs"
+    assert _bash_blocks(ROOT / "docs" / "index.md")[:2] == readme[:2]

@@ -1,4 +1,4 @@
-"""SEMANTICS.md section 4: raise / warn / allow, thread and task safety, attribution."""
+"""docs/semantics.md section 4: raise / warn / allow, thread and task safety, attribution."""
 
 from __future__ import annotations
 

@@ -59,7 +59,7 @@ def test_namespace_discovery():
 def test_info():
     info = xp.__array_namespace_info__()
     assert info.default_device() == xp.CPU
-    assert info.devices() == (xp.CPU, xp.DASK)
+    assert info.devices()[:2] == (xp.CPU, xp.DASK)  # then the test backend, registered
     assert info.default_dtypes()["real floating"] == xp.float64
     assert set(info.dtypes(kind="integral")) == {
         "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"

@@ -1,4 +1,4 @@
-"""Static checks in CI: ruff clean, and the package (with user code) type-checks."""
+"""Static checks in CI: ruff clean (package, tests, docs), and the package (with user code) type-checks."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def test_ruff_clean():
     if not Path(ruff).exists():
         pytest.skip("ruff is not installed")
     out = subprocess.run(
-        [ruff, "check", "strict_array", "tests"], cwd=ROOT, capture_output=True, text=True
+        [ruff, "check", "strict_array", "tests", "docs"], cwd=ROOT, capture_output=True, text=True
     )
     assert out.returncode == 0, out.stdout + out.stderr
 

@@ -1,4 +1,4 @@
-"""SEMANTICS.md section 5: sum_to is the exact adjoint of broadcast_in_dim."""
+"""docs/semantics.md section 5: sum_to is the exact adjoint of broadcast_in_dim."""
 
 from __future__ import annotations
 
