@@ -17,7 +17,7 @@ from . import _backends, _operators, fft, linalg
 from ._array import Array
 from ._audit_report import AuditReport
 from ._backends import Device
-from ._compute import compute, persist
+from ._compute import compute, compute_plan, persist
 from ._creation import (
     arange,
     asarray,
@@ -93,9 +93,9 @@ from ._policy import (
     set_rank_promotion,
     set_rank_promotion_policy,
 )
-from ._progress import progress
 from ._searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
 from ._set import isin, unique_all, unique_counts, unique_inverse, unique_values
+from ._settings import planning, progress
 from ._sorting import argsort, sort
 from ._statistical import (
     all,
@@ -140,7 +140,7 @@ __all__ = sorted(
         "RankPromotionError", "RankPromotionWarning",
         "get_rank_promotion", "set_rank_promotion", "rank_promotion",
         "RankPromotionPolicy", "get_rank_promotion_policy", "set_rank_promotion_policy",
-        "rank_promotion_policy", "compute", "persist",
+        "rank_promotion_policy", "compute", "compute_plan", "persist", "planning",
         "get_default_device", "set_default_device", "default_device",
         "broadcast_in_dim", "sum_to", "fft", "linalg", "progress",
         "from_zarr", "to_zarr", "from_npy", "to_npy", "audit", "AuditReport",

@@ -13,7 +13,7 @@ from typing import Any
 from ._array import Array, expect_array, result
 from ._backends import Device, host_device
 
-__all__ = ["compute", "persist"]
+__all__ = ["compute", "compute_plan", "persist"]
 
 
 def _by_device(
@@ -86,3 +86,41 @@ def persist(*arrays: Array) -> tuple[Array, ...]:
     devices = {id(a): a._device for a in arrays if type(a) is Array}
     datas = _by_device("persist", arrays, lambda dev, datas: dev.persist(datas))
     return tuple(result(data, devices[id(a)]) for data, a in zip(datas, arrays))
+
+
+def compute_plan(*arrays: Array) -> str:
+    """The passes :func:`compute` would run for ``arrays``, as text (nothing computes).
+
+    On ``DASK``, a computation whose large input feeds both a reduction and other
+    work runs in several streaming passes: first the reductions, then the rest
+    with their values in the graph (see :func:`planning`). Each pass names the
+    layers it computes, their shapes and sizes, and the large input it reads.
+
+    Parameters
+    ----------
+    *arrays : Array
+
+    Returns
+    -------
+    str
+        One block per device of the arrays.
+
+    Examples
+    --------
+    >>> import strict_array as xp
+    >>> x = xp.ones((1000, 4), device=xp.DASK, chunks=(100, 4))
+    >>> m = xp.mean(x, axis=0)
+    >>> s = xp.sum(xp.subtract(x, m, broadcast_dimensions=(1,)) ** 2, axis=0)
+    >>> with xp.planning(threshold=8000):
+    ...     print(xp.compute_plan(s))
+    Plan: 2 passes (cut when >= 7.8 KiB of input waits for a result <= 500 B)
+      pass 1/2: 1 reduction over ones_like-... (31.2 KiB)
+        mean_agg-aggregate-...  (4,) float64  32 B  1 chunk
+      pass 2/2: 1 output (rewritten graph)
+        sum-aggregate-...  (4,) float64  32 B  1 chunk
+    """
+    checked = [expect_array("compute_plan", a, f"argument {i}") for i, a in enumerate(arrays)]
+    groups: dict[Device, list[Any]] = {}
+    for a in checked:
+        groups.setdefault(a._device, []).append(a._data)
+    return "\n".join(dev.plan(datas) for dev, datas in groups.items())

@@ -236,7 +236,7 @@ def test_progress_switch(capsys):
         float(xp.sum(x))
     assert capsys.readouterr().err == ""
     with xp.progress(True):
-        from strict_array._progress import show_progress
+        from strict_array._settings import show_progress
 
         assert show_progress()
 

@@ -140,6 +140,10 @@ class Device:
         """
         return [np.asarray(d) for d in datas]
 
+    def plan(self, datas: Sequence[Any]) -> str:
+        """The passes :meth:`compute` would run for ``datas``, as text (nothing computes)."""
+        return f"{self!r}: eager arrays, already computed: nothing to plan."
+
     def persist(self, datas: Sequence[Any]) -> list[Any]:
         """Compute several arrays and keep them on the device (eager: as they are)."""
         return list(datas)

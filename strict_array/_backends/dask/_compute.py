@@ -1,9 +1,16 @@
 """Computing on Dask: the one place where the ``DASK`` device turns graphs into values.
 
 Every entry point that needs values (``np.asarray``, ``float``, ``to_device``,
-DLPack, writes to disk, ``strict_array.compute`` and ``persist``) ends here.
-Dask does the scheduling: the active ``dask.distributed`` ``Client`` when there
-is one, else Dask's default scheduler.
+DLPack, writes to disk, ``strict_array.compute`` and ``persist``) ends here, and
+goes through the plan of passes (:mod:`._plan`): a reduction that a large
+shared input waits for (``m = mean(x)`` in ``x - m``) is computed first, in a
+streaming pass, so that the rest streams too (dask/dask#874). Dask does the
+scheduling: the active ``dask.distributed`` ``Client`` when there is one, else
+Dask's default scheduler; each pass gets its own progress bar.
+
+Settings: ``strict_array.planning(...)`` for a block of code, else the
+``dask.config`` keys ``strict_array.planning`` (default True) and
+``strict_array.planning-threshold`` (default ``"256 MiB"``).
 """
 
 from __future__ import annotations
@@ -15,8 +22,14 @@ from typing import Any
 import dask
 import dask.array as da
 import numpy as np
+from dask.utils import parse_bytes
 
-from ..._progress import show_progress
+from ..._settings import current_planning, show_progress
+from . import _plan
+
+#: the dask.config keys of the plan of passes, and their defaults
+PLANNING_KEY, THRESHOLD_KEY = "strict_array.planning", "strict_array.planning-threshold"
+DEFAULT_THRESHOLD = "256 MiB"
 
 
 def active_client() -> Any:
@@ -31,20 +44,23 @@ def active_client() -> Any:
         return None
 
 
-def _run(collections: Sequence[Any], persist: bool) -> list[Any]:
+def _run(collections: Sequence[Any], persist: bool = False, title: str | None = None) -> list[Any]:
     """Compute (or persist) Dask collections in one go, with a progress bar if wanted."""
+    show = show_progress()
+    if show and title:
+        print(f"[strict_array] {title}", file=sys.stderr, flush=True)
     client = active_client()
     if client is not None:
         futures = (
             client.persist(list(collections)) if persist else client.compute(list(collections))
         )
-        if show_progress():
+        if show:
             from distributed import progress
 
             progress(futures)
         return list(futures) if persist else client.gather(futures)
     run = dask.persist if persist else dask.compute
-    if show_progress():
+    if show:
         from dask.diagnostics import ProgressBar
 
         with ProgressBar(minimum=1.0):
@@ -52,19 +68,48 @@ def _run(collections: Sequence[Any], persist: bool) -> list[Any]:
     return list(run(*collections))
 
 
+def _run_pass(step: _plan.Pass, collections: Sequence[Any]) -> list[Any]:
+    return _run(collections, title=step.title if step.total > 1 else None)
+
+
+def plan(datas: Sequence[da.Array]) -> _plan.Plan:
+    """The plan of passes that computing ``datas`` together would run (nothing computes)."""
+    setting = current_planning()
+    enabled = setting.enabled
+    if enabled is None:
+        enabled = bool(dask.config.get(PLANNING_KEY, True))
+    threshold = setting.threshold
+    if threshold is None:
+        threshold = dask.config.get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
+    threshold_bytes = parse_bytes(threshold) if isinstance(threshold, str) else int(threshold)
+    if not enabled:  # one pass: no array is large enough to plan for
+        threshold_bytes = sys.maxsize
+    return _plan.plan(list(datas), threshold_bytes=threshold_bytes)
+
+
 def compute(datas: Sequence[da.Array]) -> list[np.ndarray]:
     """Compute Dask arrays together (shared work is done once) as NumPy arrays."""
-    return [np.asarray(r) for r in _run(datas, persist=False)]
+    if not datas:
+        return []
+    p = plan(datas)
+    return [np.asarray(r) for r in _plan.execute(p, compute=_run_pass)]
 
 
 def persist(datas: Sequence[da.Array]) -> list[da.Array]:
     """Compute Dask arrays together and keep them in memory (or on the cluster)."""
-    return _run(datas, persist=True)
+    if not datas:
+        return []
+    p = plan(datas)
+    final = _plan.rewrite(p, compute=_run_pass)
+    return _run(final, persist=True, title=p.passes[-1].title if p.reductions else None)
 
 
 def store(datas: Sequence[da.Array], targets: Sequence[Any]) -> None:
     """Write arrays chunk by chunk into array-like targets (Zarr arrays, files)."""
-    _run([da.store(list(datas), list(targets), lock=False, compute=False)], persist=False)
+    p = plan(datas)
+    final = _plan.rewrite(p, compute=_run_pass)
+    title = p.passes[-1].title if p.reductions else None
+    _run([da.store(list(final), list(targets), lock=False, compute=False)], title=title)
 
 
 def known_sizes(data: da.Array) -> da.Array:

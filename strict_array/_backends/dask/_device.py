@@ -74,6 +74,9 @@ class DaskDevice(Device):
     def compute(self, datas: Sequence[da.Array]) -> list[np.ndarray]:
         return _compute.compute(datas)
 
+    def plan(self, datas: Sequence[da.Array]) -> str:
+        return str(_compute.plan(datas))
+
     def persist(self, datas: Sequence[da.Array]) -> list[da.Array]:
         return _compute.persist(datas)
 

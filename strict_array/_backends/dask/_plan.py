@@ -1,0 +1,689 @@
+"""A compute planner for Dask arrays: reductions that a large input waits for run first.
+
+The problem (dask/dask#874): in
+
+.. code-block:: python
+
+    x = da.from_zarr(path)        # larger than memory
+    m = x.mean(axis=0)
+    s = ((x - m) ** 2).sum(axis=0)
+    s.compute()
+
+every chunk of ``x`` feeds both ``m`` and ``x - m``, no chunk can be subtracted before
+``m`` is complete, and Dask never recomputes a task: every chunk read for ``m`` is kept
+for the subtraction, so the whole of ``x`` ends up in memory.
+
+:func:`plan` looks at the :class:`~dask.highlevelgraph.HighLevelGraph` of the arrays to
+compute (one node per layer, with the shape, chunks and dtype that Dask records in
+each array layer's ``collection_annotations``) and finds *cut points*: small layers (a
+reduction's result) that a large ancestor waits for through another path of the
+graph. :func:`execute` computes the cut points first, in streaming passes (all the
+cut points of one level in one ``dask.compute``, so the large input is read once per
+pass), puts their values into the graph in place of their layers, and computes the
+rest. The values are those of the one-graph computation, bit for bit: the same tasks
+compute the reductions, only at another time. :func:`rewrite` stops before the last
+pass and returns the rewritten lazy arrays (for ``persist``, ``da.store``, ``to_zarr``).
+
+Each graph the planner submits (a pass, or the rewritten arrays) runs under keys of
+its own, derived from the original keys and the values substituted so far, so that
+a cluster that still knows the original keys never sees one key with two tasks.
+
+Nothing is computed while planning: :func:`plan` reads layer metadata only (it does
+not materialise the graph). This module depends on Dask and NumPy only.
+
+Example (a 2-pass plan; sizes in bytes, thresholds tiny for the example)::
+
+    >>> import dask.array as da
+    >>> x = da.ones((1000, 4), chunks=(100, 4))
+    >>> s = ((x - x.mean(axis=0)) ** 2).sum(axis=0)
+    >>> p = plan([s], threshold_bytes=8000)
+    >>> print(p)
+    Plan: 2 passes (cut when >= 7.8 KiB of input waits for a result <= 500 B)
+      pass 1/2: 1 reduction over ones_like-... (31.2 KiB)
+        mean_agg-aggregate-...  (4,) float64  32 B  1 chunk
+      pass 2/2: 1 output (rewritten graph)
+        sum-aggregate-...  (4,) float64  32 B  1 chunk
+    >>> execute(p)
+    (array([0., 0., 0., 0.]),)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+from dask.base import clone_key, tokenize
+from dask.blockwise import Blockwise
+from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+
+_DataNode: Any
+_GraphNode: Any
+_convert_legacy_graph: Any
+try:  # Dask >= 2024.12: tasks are objects; a value is a DataNode
+    from dask._task_spec import DataNode as _DataNode
+    from dask._task_spec import GraphNode as _GraphNode
+    from dask._task_spec import convert_legacy_graph as _convert_legacy_graph
+except ImportError:  # pragma: no cover - older Dask: a graph value is the value itself
+    _DataNode = _GraphNode = _convert_legacy_graph = None
+
+__all__ = ["LayerInfo", "Pass", "Plan", "compute", "execute", "plan", "rewrite"]
+
+#: the default for ``small_bytes`` is ``threshold_bytes // 16``, at most this: values
+#: of cut points are embedded in the graph (and sent with it to a cluster)
+SMALL_BYTES_CAP = 64 * 2**20
+
+
+# --- layer metadata --------------------------------------------------------------------
+@dataclass(frozen=True)
+class LayerInfo:
+    """What the graph says about one layer (from its ``collection_annotations``).
+
+    ``nbytes`` is ``None`` when the size is unknown: a layer without annotations (not
+    the layer of a Dask array), unknown (NaN) sizes, or an object dtype.
+    """
+
+    name: str
+    shape: tuple[float, ...] | None
+    dtype: np.dtype | None
+    chunks: tuple[tuple[float, ...], ...] | None
+    nbytes: int | None
+
+    @property
+    def numblocks(self) -> tuple[int, ...] | None:
+        return None if self.chunks is None else tuple(len(c) for c in self.chunks)
+
+    @property
+    def nblocks(self) -> int | None:
+        nb = self.numblocks
+        return None if nb is None else math.prod(nb)
+
+    @property
+    def label(self) -> str:
+        """The layer's name with its token shortened (``mean_agg-aggregate-2c5b1d1``)."""
+        return _short(self.name)
+
+    def describe(self) -> str:
+        if self.shape is None:
+            return f"{self.label}  (no array metadata)"
+        shape = "(" + ", ".join("?" if s != s else str(int(s)) for s in self.shape)
+        shape += ",)" if len(self.shape) == 1 else ")"
+        size = "? B" if self.nbytes is None else _fmt_bytes(self.nbytes)
+        n = self.nblocks
+        return f"{self.label}  {shape} {self.dtype}  {size}  {n} chunk{'s' * (n != 1)}"
+
+
+def _short(name: str) -> str:
+    m = re.fullmatch(r"(.*-)([0-9a-f]{32})", name)
+    return m.group(1) + m.group(2)[:7] if m else name
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    raise AssertionError  # pragma: no cover
+
+
+def _layer_info(name: str, layer: Any) -> LayerInfo:
+    ann = getattr(layer, "collection_annotations", None) or {}
+    shape, chunks, dtype = ann.get("shape"), ann.get("chunks"), ann.get("dtype")
+    if shape is None or chunks is None or dtype is None:
+        return LayerInfo(name, None, None, None, None)
+    try:
+        dtype = np.dtype(dtype)
+        shape = tuple(shape)
+        chunks = tuple(tuple(c) for c in chunks)
+    except TypeError:
+        return LayerInfo(name, None, None, None, None)
+    known = all(s == s for s in shape) and dtype.kind not in "OV"
+    nbytes = int(math.prod(int(s) for s in shape)) * dtype.itemsize if known else None
+    return LayerInfo(name, shape, dtype, chunks, nbytes)
+
+
+def _array_info(a: da.Array) -> LayerInfo:
+    known = all(s == s for s in a.shape) and a.dtype.kind not in "OV"
+    nbytes = int(math.prod(int(s) for s in a.shape)) * a.dtype.itemsize if known else None
+    return LayerInfo(a.name, tuple(a.shape), a.dtype, tuple(a.chunks), nbytes)
+
+
+def _block_keys(info: LayerInfo) -> list[tuple]:
+    assert info.numblocks is not None
+    return [(info.name, *idx) for idx in np.ndindex(*info.numblocks)]
+
+
+def _substitutable(info: LayerInfo, layer: Any) -> bool:
+    """Whether the layer's tasks are exactly one per block of its annotated chunks
+    (so that its computed blocks can replace it)."""
+    if info.nbytes is None or info.chunks is None:
+        return False
+    if any(c != c for cs in info.chunks for c in cs):
+        return False
+    try:
+        keys = set(layer.get_output_keys())
+    except Exception:  # an unusual layer: do not touch it
+        return False
+    return keys == set(_block_keys(info))
+
+
+# --- the plan --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Pass:
+    """One computation of a plan.
+
+    A reduction pass (``final`` false) computes ``layers``, the cut points of one level,
+    together; their values then replace them in the graph. ``shared`` are the large
+    layers they were cut from: read in this pass and again in a later one. The last
+    pass (``final``) computes the requested arrays (``layers``) from the rewritten
+    graph.
+    """
+
+    index: int  # 1-based
+    total: int
+    layers: tuple[LayerInfo, ...]
+    shared: tuple[LayerInfo, ...] = ()
+    final: bool = False
+
+    @property
+    def title(self) -> str:
+        """One line, e.g. for a progress bar: ``pass 1/3: 1 reduction over from-zarr-a63...``."""
+        head = f"pass {self.index}/{self.total}"
+        n = len(self.layers)
+        if self.final:
+            what = f"{n} output{'s' * (n != 1)}"
+            return f"{head}: {what}" + (" (rewritten graph)" if self.index > 1 else "")
+        over = ", ".join(
+            f"{s.label} ({_fmt_bytes(s.nbytes)})" if s.nbytes is not None else s.label
+            for s in self.shared
+        )
+        return f"{head}: {n} reduction{'s' * (n != 1)} over {over}"
+
+    def __str__(self) -> str:
+        return "\n".join([self.title, *("  " + li.describe() for li in self.layers)])
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The passes that compute ``arrays``: zero or more reduction passes, then the final one."""
+
+    passes: tuple[Pass, ...]
+    threshold_bytes: int
+    small_bytes: int
+    output_names: tuple[str, ...]
+    arrays: tuple[da.Array, ...] = field(repr=False, compare=False)
+
+    @property
+    def reductions(self) -> tuple[Pass, ...]:
+        """The passes before the final one (empty: one graph, as Dask would run it)."""
+        return self.passes[:-1]
+
+    def __str__(self) -> str:
+        n = len(self.passes)
+        head = (
+            f"Plan: {n} pass{'es' * (n != 1)} (cut when >= {_fmt_bytes(self.threshold_bytes)}"
+            f" of input waits for a result <= {_fmt_bytes(self.small_bytes)})"
+        )
+        lines = [head]
+        for p in self.passes:
+            lines.extend("  " + line for line in str(p).splitlines())
+        if not self.reductions:
+            lines.append("  (no large input waits for a reduction: one graph)")
+        return "\n".join(lines)
+
+
+def _merged_graph(arrays: Sequence[da.Array]) -> HighLevelGraph | None:
+    graphs = [a.__dask_graph__() for a in arrays]
+    hlgs = [g for g in graphs if isinstance(g, HighLevelGraph)]
+    if len(hlgs) != len(graphs):
+        return None
+    return hlgs[0] if len(hlgs) == 1 else HighLevelGraph.merge(*hlgs)
+
+
+def _check_arrays(arrays: Iterable[da.Array]) -> tuple[da.Array, ...]:
+    arrays = tuple(arrays)
+    for a in arrays:
+        if not isinstance(a, da.Array):
+            raise TypeError(f"expected dask.array.Array, got {type(a).__name__}")
+    if not arrays:
+        raise ValueError("no arrays to compute")
+    return arrays
+
+
+def _reachable(roots: Iterable[str], deps: dict[str, set[str]]) -> set[str]:
+    seen: set[str] = set()
+    stack = [r for r in roots if r in deps]
+    while stack:
+        n = stack.pop()
+        if n not in seen:
+            seen.add(n)
+            stack.extend(deps[n] - seen)
+    return seen
+
+
+def _toposort(nodes: set[str], deps: dict[str, set[str]]) -> list[str]:
+    """Dependencies before dependents (deterministic: ties by name)."""
+    indegree = {n: len(deps[n] & nodes) for n in nodes}
+    dependents: dict[str, list[str]] = {n: [] for n in nodes}
+    for n in nodes:
+        for d in deps[n] & nodes:
+            dependents[d].append(n)
+    ready = sorted((n for n, k in indegree.items() if k == 0), reverse=True)
+    order = []
+    while ready:
+        n = ready.pop()
+        order.append(n)
+        for m in sorted(dependents[n], reverse=True):
+            indegree[m] -= 1
+            if indegree[m] == 0:
+                ready.append(m)
+    if len(order) != len(nodes):  # pragma: no cover - a HighLevelGraph is acyclic
+        raise ValueError("the layer graph has a cycle")
+    return order
+
+
+def _next_level(
+    deps: dict[str, set[str]],
+    info: dict[str, LayerInfo],
+    outputs: Sequence[str],
+    candidates: set[str],
+    threshold: int,
+    small: int,
+) -> tuple[list[str], list[str]]:
+    """The cut points of the next pass, and the large layers they are cut from."""
+    live = _reachable(outputs, deps)
+    order = _toposort(live, deps)
+    bit = {n: 1 << i for i, n in enumerate(order)}
+    dependents: dict[str, list[str]] = {n: [] for n in order}
+    for n in order:
+        for d in deps[n] & live:
+            dependents[d].append(n)
+    anc: dict[str, int] = {}  # strict ancestors, as bit sets
+    for n in order:
+        b = 0
+        for d in deps[n] & live:
+            b |= anc[d] | bit[d]
+        anc[n] = b
+    desc: dict[str, int] = {}  # strict descendants
+    for n in reversed(order):
+        b = 0
+        for d in dependents[n]:
+            b |= desc[d] | bit[d]
+        desc[n] = b
+
+    def is_small(n: str) -> bool:
+        nb = info[n].nbytes
+        return nb is not None and nb <= small
+
+    # a layer that is not known to be small may hold data (unknown sizes count as large)
+    large = [n for n in order if (info[n].nbytes or 0) >= threshold]
+    smalls = [n for n in order if is_small(n)]
+    blocks = {n: info[n].nblocks or 1 for n in smalls}
+    # held[L]: the layers L's data reaches through layers that may hold data, i.e. not
+    # through a reduction to something small
+    held: dict[str, int] = {}
+    for big in large:
+        b, stack = 0, [big]
+        while stack:
+            for d in dependents[stack.pop()]:
+                if not is_small(d) and not b & bit[d]:
+                    b |= bit[d]
+                    stack.append(d)
+        held[big] = b
+
+    outs = set(outputs)
+    cuts: dict[str, list[str]] = {}
+    for c in smalls:
+        if c not in candidates:
+            continue
+        # as far downstream as possible: the last small layer before data joins again
+        if c not in outs and all(is_small(d) for d in dependents[c]):
+            continue
+        # the small layers from which c is computed (c included), narrowest first
+        narrow = sorted((m for m in smalls if (anc[c] | bit[c]) & bit[m]), key=lambda m: blocks[m])
+        triggers = []
+        for big in large:
+            if not anc[c] & bit[big] or not held[big] & desc[c]:
+                continue
+            # L's data is held until c is done, by a layer that waits for c. How much
+            # of it: L's bytes over the blocks of the narrowest small layer between L
+            # and c (a reduction along an axis that is one chunk wide holds one chunk)
+            width = next(blocks[m] for m in narrow if m == c or anc[m] & bit[big])
+            if (info[big].nbytes or 0) / width >= threshold:
+                triggers.append(big)
+        if triggers:
+            cuts[c] = triggers
+    if not cuts:
+        return [], []
+    cut_bits = 0
+    for c in cuts:
+        cut_bits |= bit[c]
+    level = [c for c in order if c in cuts and not anc[c] & cut_bits]
+    # small layers computed on the way that the rest still needs: keep their values too
+    # (downstream first, so that a reduction's partial layers are not taken)
+    after = dict(deps)
+    for c in level:
+        after[c] = set()
+    live_after = _reachable(outputs, after)
+    level_anc = 0
+    for c in level:
+        level_anc |= anc[c]
+    for s in reversed(order):
+        if level_anc & bit[s] and s in candidates and is_small(s) and s in live_after:
+            level.append(s)
+            after[s] = set()
+            live_after = _reachable(outputs, after)
+    level.sort(key=order.index)
+    trig = {t for c in level if c in cuts for t in cuts[c]}
+    top = [t for t in order if t in trig and not any(anc[t] & bit[u] for u in trig)]
+    return level, top
+
+
+def plan(
+    arrays: Sequence[da.Array], *, threshold_bytes: int, small_bytes: int | None = None
+) -> Plan:
+    """Plan the computation of ``arrays`` in passes (nothing is computed).
+
+    Parameters
+    ----------
+    arrays : sequence of dask.array.Array
+        The arrays to compute together.
+    threshold_bytes : int
+        A cut is made when at least this much data of one layer would wait, in
+        memory, for a small result computed from it (the estimate is the large
+        layer's bytes over the number of blocks of the narrowest small layer between
+        them: a reduction over a whole axis waits for the whole input; a row-wise
+        reduction of an array chunked in rows only for one chunk).
+    small_bytes : int, optional
+        Largest result that can be a cut point (its value is computed, kept and
+        embedded in the graph). Default: ``threshold_bytes // 16``, at most 64 MiB.
+
+    Returns
+    -------
+    Plan
+        ``print(plan)`` shows the passes.
+
+    A *cut point* is a layer C whose known size is at most ``small_bytes``, such that
+
+    - C has a large ancestor L (known size >= ``threshold_bytes``), and L's data also
+      reaches a layer J that depends on C, through layers that are not known to be
+      small (so L's chunks, or data derived from them, wait in memory for C);
+    - C is the last small layer on its way to J (or is itself requested): e.g.
+      ``sqrt`` of a variance rather than the variance;
+    - its tasks are one per block of its annotated chunks (it can be replaced).
+
+    Cut points with no other cut point among their ancestors form a pass; the
+    planning is repeated on the graph as it will be once they are replaced. Layers
+    without annotations are never cut points, and count as possibly large where data
+    passes through them.
+    """
+    arrays = _check_arrays(arrays)
+    threshold_bytes = int(threshold_bytes)
+    if threshold_bytes <= 0:
+        raise ValueError("threshold_bytes must be positive")
+    if small_bytes is None:
+        small_bytes = max(1, min(threshold_bytes // 16, SMALL_BYTES_CAP))
+    small_bytes = int(small_bytes)
+    names = tuple(a.name for a in arrays)
+    graph = _merged_graph(arrays)
+    out_layers = [a.__dask_layers__()[0] for a in arrays]
+    levels: list[tuple[list[str], list[str]]] = []
+    info: dict[str, LayerInfo] = {}
+    if graph is not None and all(n in graph.layers for n in out_layers):
+        layers = graph.layers
+        deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
+        info = {k: _layer_info(k, layer) for k, layer in layers.items()}
+        live = _reachable(out_layers, deps)
+        candidates = {
+            k
+            for k in live
+            if (info[k].nbytes or 0) <= small_bytes and _substitutable(info[k], layers[k])
+        }
+        while True:
+            level, shared = _next_level(
+                deps, info, out_layers, candidates, threshold_bytes, small_bytes
+            )
+            if not level:
+                break
+            levels.append((level, shared))
+            for c in level:
+                deps[c] = set()
+                candidates.discard(c)
+    total = len(levels) + 1
+    passes = [
+        Pass(i + 1, total, tuple(info[c] for c in level), tuple(info[s] for s in shared))
+        for i, (level, shared) in enumerate(levels)
+    ]
+    final_info = tuple(_array_info(a) for a in arrays)
+    passes.append(Pass(total, total, final_info, final=True))
+    return Plan(tuple(passes), threshold_bytes, small_bytes, names, arrays)
+
+
+# --- running a plan --------------------------------------------------------------------
+class _Blocks:
+    """The blocks of one layer as a Dask collection: computed as they are (no
+    concatenation), optimised together with Dask arrays (same optimiser)."""
+
+    def __init__(self, graph: HighLevelGraph, name: str, info: LayerInfo) -> None:
+        self.graph = graph
+        self.name = name
+        self.info = info
+        self.keys = [(name, *k[1:]) for k in _block_keys(info)]
+        self.__dask_optimize__ = da.Array.__dask_optimize__
+
+    def __dask_graph__(self) -> HighLevelGraph:
+        return self.graph
+
+    def __dask_keys__(self) -> list:
+        return list(self.keys)
+
+    def __dask_layers__(self) -> tuple[str, ...]:
+        return (self.name,)
+
+    def __dask_tokenize__(self) -> Any:
+        return ("strict_array-plan-blocks", self.name)
+
+    __dask_scheduler__ = staticmethod(da.Array.__dask_scheduler__)
+
+    def __dask_postcompute__(self) -> tuple[Callable, tuple]:
+        return tuple, ()
+
+    def __repr__(self) -> str:
+        return f"<blocks of {self.info.describe()}>"
+
+
+def _rename(
+    graph: HighLevelGraph, changed: set[str], seed: Any
+) -> tuple[HighLevelGraph, dict[str, str]]:
+    """``graph`` with the layers in ``changed``, and all that depend on them, under new
+    names (a function of ``seed``); returns the graph and the new names.
+
+    Every graph the planner submits runs under keys of its own. Dask identifies a
+    task by its key, and a cluster may still know a key from the previous pass or
+    from the user's own computation of the same arrays, as another task: a cut
+    point's keys become values, what depends on them other tasks, and Dask's own
+    fusion gives the same key another task in a subgraph (fused roots). The
+    scheduler would keep the old task and its dependencies (dask/dask#9888).
+    Blockwise layers stay Blockwise (and fusable); materialised layers get their
+    tasks renamed. With a layer of another kind the graph is left as it is.
+    """
+    deps = {k: set(graph.dependencies.get(k, ())) & graph.layers.keys() for k in graph.layers}
+    renamed = set(changed) & graph.layers.keys()
+    if not renamed:
+        return graph, {}
+    for n in _toposort(set(graph.layers), deps):
+        if deps[n] & renamed:
+            renamed.add(n)
+    keys: set = set()
+    for n in renamed:
+        keys |= set(graph.layers[n].get_output_keys())
+    subs = {k: clone_key(k, seed) for k in keys}
+    layers = {k: v for k, v in graph.layers.items() if k not in renamed}
+    new_deps = {k: deps[k] for k in layers}
+    new_name = {n: clone_key(n, seed) for n in renamed}
+    all_keys: set | None = None
+    for n in renamed:
+        layer = graph.layers[n]
+        new: Any
+        if isinstance(layer, Blockwise):
+            new = layer.clone(keys, seed)[0]
+        elif isinstance(layer, MaterializedLayer) and _GraphNode is not None:
+            tasks = dict(layer)
+            if not all(isinstance(t, _GraphNode) for t in tasks.values()):
+                if all_keys is None:  # what a task of the older (tuple) form may refer to
+                    all_keys = set()
+                    for other in graph.layers.values():
+                        all_keys |= set(other.get_output_keys())
+                tasks = _convert_legacy_graph(tasks, all_keys)
+                if tasks.keys() != layer.keys():
+                    return graph, {}
+            mapping = {subs[k]: t.substitute(subs, key=subs[k]) for k, t in tasks.items()}
+            new = MaterializedLayer(mapping, annotations=layer.annotations)
+        else:
+            return graph, {}
+        if layer.collection_annotations:
+            new.collection_annotations = dict(layer.collection_annotations)
+        layers[new_name[n]] = new
+        new_deps[new_name[n]] = {new_name.get(d, d) for d in deps[n]}
+    return HighLevelGraph(layers, new_deps), new_name
+
+
+def _own(graph: HighLevelGraph, *name: str) -> HighLevelGraph:
+    """The layers ``name`` depends on, and it. (Each collection gets only its own
+    layers: this Dask's single-collection compute makes the finalize task depend on
+    the graph's leaf layers, and could fuse away a requested layer that is not one.)"""
+    deps = {k: set(graph.dependencies.get(k, ())) & graph.layers.keys() for k in graph.layers}
+    keep = _reachable(name, deps)
+    return HighLevelGraph({k: graph.layers[k] for k in keep}, {k: deps[k] for k in keep})
+
+
+def _substitute(
+    graph: HighLevelGraph, values: dict[str, tuple[list, Sequence]], roots: Sequence[str]
+) -> HighLevelGraph:
+    """``graph`` with each layer in ``values`` replaced by its computed blocks (no
+    dependencies), and the layers that only fed them dropped."""
+    layers = dict(graph.layers)
+    deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
+    for name, (keys, blocks) in values.items():
+        old = layers[name]
+        mapping = {
+            k: (_DataNode(k, v) if _DataNode is not None else v) for k, v in zip(keys, blocks)
+        }
+        ann = dict(old.collection_annotations) if old.collection_annotations else None
+        layers[name] = MaterializedLayer(mapping, collection_annotations=ann)
+        deps[name] = set()
+    keep = _reachable(roots, deps)
+    return HighLevelGraph({k: layers[k] for k in keep}, {k: deps[k] & keep for k in keep})
+
+
+def _check_blocks(info: LayerInfo, keys: list, blocks: Sequence) -> None:
+    if len(blocks) != len(keys):
+        raise RuntimeError(f"{info.label}: {len(blocks)} blocks computed, {len(keys)} expected")
+    assert info.chunks is not None
+    for key, block in zip(keys, blocks):
+        shape = getattr(block, "shape", None)
+        want = tuple(int(c[i]) for c, i in zip(info.chunks, key[1:]))
+        if shape is not None and tuple(shape) != want:
+            raise RuntimeError(f"{info.label}: block {key[1:]} has shape {shape}, not {want}")
+
+
+def _default_compute(**kwargs: Any) -> Callable[[Pass, Sequence[Any]], Sequence[Any]]:
+    def run(step: Pass, collections: Sequence[Any]) -> Sequence[Any]:
+        return dask.compute(*collections, **kwargs)
+
+    return run
+
+
+def _passes(
+    p: Plan,
+    arrays: Sequence[da.Array] | None,
+    compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None,
+    kwargs: dict[str, Any],
+) -> tuple[tuple[da.Array, ...], Callable]:
+    if compute is not None and kwargs:
+        raise TypeError("pass either compute= or keyword arguments for dask.compute, not both")
+    arrays = p.arrays if arrays is None else _check_arrays(arrays)
+    if tuple(a.name for a in arrays) != p.output_names:
+        raise ValueError("these are not the arrays the plan was made for")
+    run = compute if compute is not None else _default_compute(**kwargs)
+    if not p.reductions:
+        return tuple(arrays), run
+    graph = _merged_graph(arrays)
+    assert graph is not None
+    roots = [a.__dask_layers__()[0] for a in arrays]
+    history = tokenize("strict_array-plan", p.output_names)
+    for step in p.reductions:
+        # this pass's part of the graph, under new keys
+        part = _own(graph, *(li.name for li in step.layers))
+        current, new_name = _rename(part, set(part.layers), ("pass", step.index, history))
+        collections = []
+        for li in step.layers:
+            name = new_name.get(li.name, li.name)
+            collections.append(_Blocks(_own(current, name), name, li))
+        results = run(step, collections)
+        values = {}
+        for coll, blocks in zip(collections, results):
+            keys = _block_keys(coll.info)
+            _check_blocks(coll.info, keys, blocks)
+            values[coll.info.name] = (keys, blocks)
+        graph = _substitute(graph, values, roots)
+        history = tokenize(history, [(k, v[1]) for k, v in sorted(values.items())])
+    final, new_name = _rename(graph, set(graph.layers), ("final", history))
+    out = []
+    for a, r in zip(arrays, roots):
+        name = new_name.get(r, r)
+        out.append(da.Array(_own(final, name), name, a.chunks, meta=a._meta))
+    return tuple(out), run
+
+
+def rewrite(
+    p: Plan,
+    arrays: Sequence[da.Array] | None = None,
+    *,
+    compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None = None,
+    **compute_kwargs: Any,
+) -> tuple[da.Array, ...]:
+    """Run the reduction passes of ``p`` and return the requested arrays, still lazy,
+    on the rewritten graph (the cut points' values in it): for ``dask.persist``,
+    ``da.store`` or ``da.to_zarr``, which stream them in one more pass. They have
+    the shapes, chunks and dtypes of the originals, and new names (without reduction
+    passes they are the original arrays).
+
+    ``arrays`` default to the ones the plan was made for (if given, they must be
+    those). ``compute(step, collections)`` computes one pass: it receives the
+    :class:`Pass` and a list of Dask collections and returns their values in order
+    (default ``dask.compute(*collections, **compute_kwargs)``, which uses an active
+    ``distributed.Client``); use it to show a progress bar per pass.
+    """
+    return _passes(p, arrays, compute, compute_kwargs)[0]
+
+
+def execute(
+    p: Plan,
+    arrays: Sequence[da.Array] | None = None,
+    *,
+    compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None = None,
+    **compute_kwargs: Any,
+) -> tuple[Any, ...]:
+    """Run all passes of ``p``; return the values of the arrays (as ``dask.compute``).
+
+    See :func:`rewrite` for ``arrays``, ``compute`` and ``compute_kwargs``.
+    """
+    final, run = _passes(p, arrays, compute, compute_kwargs)
+    return tuple(run(p.passes[-1], list(final)))
+
+
+def compute(
+    *arrays: da.Array,
+    threshold_bytes: int,
+    small_bytes: int | None = None,
+    **compute_kwargs: Any,
+) -> tuple[Any, ...]:
+    """``dask.compute(*arrays)`` through a plan: ``execute(plan(arrays, ...))``."""
+    p = plan(arrays, threshold_bytes=threshold_bytes, small_bytes=small_bytes)
+    return execute(p, **compute_kwargs)

@@ -1,0 +1,386 @@
+"""The compute planner (strict_array._backends.dask._plan): values, passes, and memory.
+
+The memory test counts the input chunks alive at once: the store hands out fresh
+NumPy arrays and a ``weakref.finalize`` on each one counts it dead when Dask lets it
+go. With the planner the maximum is a small constant; computed as one graph it is
+every chunk (dask/dask#874).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+import weakref
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+
+from strict_array._backends.dask import _plan
+
+ROWS, COLS = 240, 6
+DATA = np.random.default_rng(7).standard_normal((ROWS, COLS))
+
+#: (name, chunks): regular row blocks, irregular blocks on both axes, one chunk,
+#: column blocks
+CHUNKINGS = [
+    ("rows", (40, COLS)),
+    ("irregular", ((70, 30, 100, 40), (4, 2))),
+    ("one-chunk", (ROWS, COLS)),
+    ("columns", (ROWS, 2)),
+]
+
+
+def _std_by_hand(x):
+    m = x.mean(axis=0)
+    return da.sqrt(((x - m) ** 2).mean(axis=0))
+
+
+def _softmax(x):
+    e = da.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _natural(x):
+    m = x.mean(axis=0)
+    z = x - m
+    return (z * z).sum(axis=0)
+
+
+#: name -> function of x returning the arrays to compute together
+SIBLINGS = {
+    "natural": lambda x: [_natural(x)],
+    "natural with m": lambda x: [x.mean(axis=0), _natural(x)],
+    "standardise": lambda x: [(x - x.mean(axis=0)) / x.std(axis=0)],
+    "standardise by hand": lambda x: [(x - x.mean(axis=0)) / _std_by_hand(x)],
+    "row share": lambda x: [x / x.sum(axis=1, keepdims=True)],
+    "softmax": lambda x: [_softmax(x)],
+    "centred max and sum": lambda x: [(x - x.max()).sum(), x.sum()],
+    "column means then total": lambda x: [(x - x.mean(axis=0)).sum()],
+}
+
+
+def _threshold(x: da.Array) -> int:
+    """Less than the input, more than one chunk: whole-axis reductions are cut."""
+    return max(x.nbytes // 4, max(np.prod(c) for c in _block_shapes(x)) * 8 + 1)
+
+
+def _block_shapes(x):
+    return [tuple(c[i] for c, i in zip(x.chunks, idx)) for idx in np.ndindex(*x.numblocks)]
+
+
+def _same(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)  # bit for bit (NaN-aware)
+
+
+@pytest.mark.parametrize("chunks", [c for _, c in CHUNKINGS], ids=[n for n, _ in CHUNKINGS])
+@pytest.mark.parametrize("case", list(SIBLINGS))
+def test_values_identical_to_one_graph(case, chunks):
+    x = da.from_array(DATA, chunks=chunks)
+    outs = SIBLINGS[case](x)
+    want = dask.compute(*outs, scheduler="threads")
+    p = _plan.plan(outs, threshold_bytes=_threshold(x))
+    _same(_plan.execute(p, scheduler="threads"), want)
+    # the rewritten lazy arrays, streamed by hand into NumPy targets
+    final = _plan.rewrite(p, scheduler="threads")
+    targets = [np.empty(a.shape, a.dtype) for a in final]
+    da.store(final, targets, lock=False, scheduler="threads")
+    _same(targets, want)
+
+
+@pytest.mark.parametrize(
+    ("case", "passes"),
+    [
+        ("natural", 2),
+        ("natural with m", 2),
+        ("standardise", 2),  # mean and std (one moment pass) together
+        ("standardise by hand", 3),  # mean, then std of x - mean, then the result
+        ("row share", 1),  # row-wise: each row block waits for itself only
+        ("softmax", 1),
+        ("centred max and sum", 2),
+        ("column means then total", 2),
+    ],
+)
+def test_number_of_passes(case, passes):
+    x = da.from_array(DATA, chunks=(40, COLS))
+    p = _plan.plan(SIBLINGS[case](x), threshold_bytes=_threshold(x))
+    assert len(p.passes) == passes, str(p)
+    assert p.passes[-1].final and not any(s.final for s in p.reductions)
+
+
+def test_softmax_over_a_chunked_wide_axis_is_cut():
+    # rows are one block and the reduced axis is chunked: the whole input waits
+    x = da.from_array(DATA.T.copy(), chunks=(COLS, 40))
+    out = _softmax(x)
+    p = _plan.plan([out], threshold_bytes=_threshold(x))
+    assert len(p.passes) == 3, str(p)  # max, then sum of exp(x - max), then the result
+    _same(_plan.execute(p), dask.compute(out))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x: [x.sum()],
+        lambda x: [x.sum(), x.max()],
+        lambda x: [x.mean(axis=0), x.std(axis=0)],
+        lambda x: [(x * 2).sum(axis=0)],
+        lambda x: [x.mean(axis=0), x * 2],  # a large output, but nothing waits
+        lambda x: [x - da.from_array(np.ones(COLS))],
+    ],
+    ids=["sum", "sum and max", "mean and std", "sum of 2x", "mean and 2x", "minus a constant"],
+)
+def test_no_extra_pass_when_the_input_is_not_shared(make):
+    x = da.from_array(DATA, chunks=(40, COLS))
+    outs = make(x)
+    p = _plan.plan(outs, threshold_bytes=_threshold(x))
+    assert len(p.passes) == 1 and not p.reductions, str(p)
+    calls = []
+
+    def counting(step, collections):
+        calls.append(step)
+        return dask.compute(*collections)
+
+    _same(_plan.execute(p, compute=counting), dask.compute(*outs))
+    assert len(calls) == 1
+    # rewrite returns the arrays themselves: nothing to rewrite
+    assert all(a is b for a, b in zip(_plan.rewrite(p), outs))
+
+
+def test_threshold_above_the_input_means_one_graph():
+    x = da.from_array(DATA, chunks=(40, COLS))
+    p = _plan.plan([_natural(x)], threshold_bytes=x.nbytes + 1)
+    assert len(p.passes) == 1
+
+
+def test_cut_as_far_downstream_as_possible():
+    x = da.from_array(DATA, chunks=(40, COLS))
+    sd = x.std(axis=0)  # var-aggregate, then sqrt: cut at the sqrt
+    p = _plan.plan([x / sd], threshold_bytes=_threshold(x))
+    (first, final) = p.passes
+    assert [li.name for li in first.layers] == [sd.name]
+    assert first.layers[0].shape == (COLS,) and first.layers[0].nbytes == COLS * 8
+    assert [li.name for li in final.layers] == [(x / sd).name]
+
+
+def test_small_values_computed_on_the_way_are_kept():
+    # 2m is the cut point; m, on its way, is also needed by m + 1: its value is kept
+    # from the same pass rather than computed again from x in the last one
+    def make(x):
+        m = x.mean(axis=0)
+        return [m + 1, ((x - 2 * m) ** 2).sum(axis=0)]
+
+    x = da.from_array(DATA, chunks=(40, COLS))
+    outs = make(x)
+    p = _plan.plan(outs, threshold_bytes=_threshold(x))
+    assert len(p.passes) == 2
+    assert {li.name for li in p.passes[0].layers} == {
+        x.mean(axis=0).name,
+        (2 * x.mean(axis=0)).name,
+    }
+    _same(_plan.execute(p), dask.compute(*outs))
+    planned, _, passes = _measure(16, planned=True, make=lambda x: make(x)[0] + make(x)[1])
+    assert passes == 2 and planned.loads == 2 * 16
+
+
+def test_progress_hook_gets_each_pass_and_plan_prints():
+    x = da.from_array(DATA, chunks=(40, COLS))
+    out = (x - x.mean(axis=0)) / _std_by_hand(x)
+    p = _plan.plan([out], threshold_bytes=_threshold(x))
+    seen = []
+
+    def run(step, collections):
+        seen.append((step.index, step.total, step.final, len(collections)))
+        return dask.compute(*collections)
+
+    _plan.execute(p, compute=run)
+    assert seen == [(1, 3, False, 1), (2, 3, False, 1), (3, 3, True, 1)]
+    text = str(p)
+    assert text.startswith("Plan: 3 passes")
+    assert "pass 1/3: 1 reduction over array-" in text
+    assert "mean_agg-aggregate-" in text and "(6,) float64  48 B  1 chunk" in text
+    assert "pass 3/3: 1 output (rewritten graph)" in text
+    assert p.passes[0].title.startswith("pass 1/3: 1 reduction over array-")
+
+
+def test_plan_rejects_other_arrays_and_both_compute_styles():
+    x = da.from_array(DATA, chunks=(40, COLS))
+    p = _plan.plan([_natural(x)], threshold_bytes=_threshold(x))
+    with pytest.raises(ValueError, match="not the arrays"):
+        _plan.execute(p, [x.sum()])
+    with pytest.raises(TypeError, match="not both"):
+        _plan.execute(p, compute=lambda s, c: dask.compute(*c), scheduler="threads")
+    with pytest.raises(TypeError):
+        _plan.plan([DATA], threshold_bytes=1)
+
+
+def test_layers_without_annotations_are_never_cut_points():
+    x = da.from_array(DATA, chunks=(40, COLS))
+    m = x.mean(axis=0)
+    s = _natural(x)
+    graph = s.__dask_graph__()
+    layer = graph.layers[m.name]
+    saved = layer.collection_annotations
+    layer.collection_annotations = None  # as a layer made outside dask.array would be
+    try:
+        p = _plan.plan([s], threshold_bytes=_threshold(x))
+        cut = [li.name for step in p.reductions for li in step.layers]
+        assert m.name not in cut  # its size is unknown: not a cut point
+        _same(_plan.execute(p), dask.compute(s))
+    finally:
+        layer.collection_annotations = saved
+
+
+def test_persist_the_rewritten_arrays():
+    x = da.from_array(DATA, chunks=(40, COLS))
+    out = (x - x.mean(axis=0)) / x.std(axis=0)
+    p = _plan.plan([out], threshold_bytes=_threshold(x))
+    (final,) = _plan.rewrite(p)
+    # the rewritten graph is another computation: none of the original keys
+    assert final.name != out.name and not set(dict(final.dask)) & set(dict(out.dask))
+    assert final.chunks == out.chunks and final.dtype == out.dtype
+    (kept,) = dask.persist(final)
+    _same([kept.compute()], dask.compute(out))
+
+
+def test_docstring_examples():
+    import doctest
+
+    result = doctest.testmod(_plan, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0
+
+
+# --- memory ---------------------------------------------------------------------------
+class CountingStore:
+    """An on-disk-like array: each read returns a fresh chunk; counts the reads and
+    the chunks alive at once (a chunk dies when Dask drops its last reference)."""
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+        self.shape, self.dtype, self.ndim = data.shape, data.dtype, data.ndim
+        self._lock = threading.Lock()
+        self._token = uuid.uuid4().hex
+        self.loads = self.alive = self.max_alive = 0
+
+    def __dask_tokenize__(self) -> str:
+        return self._token
+
+    def _dead(self) -> None:
+        with self._lock:
+            self.alive -= 1
+
+    def __getitem__(self, key) -> np.ndarray:
+        block = np.array(self.data[key])
+        if block.size == 0:  # Dask's metadata probe, not a chunk
+            return block
+        with self._lock:
+            self.loads += 1
+            self.alive += 1
+            self.max_alive = max(self.max_alive, self.alive)
+        weakref.finalize(block, self._dead)
+        return block
+
+
+def _measure(n_chunks: int, planned: bool, make=_natural, rows: int = 32):
+    store = CountingStore(np.random.default_rng(n_chunks).standard_normal((n_chunks * rows, 4)))
+    x = da.from_array(store, chunks=(rows, 4), asarray=False)
+    outs = [make(x)]
+    with dask.config.set(scheduler="threads", num_workers=2):
+        if planned:
+            p = _plan.plan(outs, threshold_bytes=4 * rows * 4 * 8)
+            assert store.loads == 0  # planning computes nothing
+            values = _plan.execute(p)
+            passes = len(p.passes)
+        else:
+            values = dask.compute(*outs)
+            passes = 1
+    return store, values, passes
+
+
+@pytest.mark.parametrize("n_chunks", [16, 64])
+def test_memory_bounded_with_the_planner_and_not_without(n_chunks):
+    raw, want, _ = _measure(n_chunks, planned=False)
+    planned, got, passes = _measure(n_chunks, planned=True)
+    _same(got, want)
+    # one graph: every chunk of x is alive at once (read once)
+    assert raw.loads == n_chunks
+    assert raw.max_alive >= n_chunks - 1
+    # planned: read twice (one pass for the mean, one for the rest), a few chunks alive
+    assert passes == 2 and planned.loads == 2 * n_chunks
+    assert planned.max_alive <= 4
+    assert planned.alive == raw.alive == 0
+
+
+@pytest.mark.parametrize("n_chunks", [16, 64])
+def test_memory_bounded_over_three_passes(n_chunks):
+    def make(x):
+        return ((x - x.mean(axis=0)) / _std_by_hand(x)).sum(axis=0)
+
+    raw, want, _ = _measure(n_chunks, planned=False, make=make)
+    planned, got, passes = _measure(n_chunks, planned=True, make=make)
+    _same(got, want)
+    assert raw.max_alive >= n_chunks - 1
+    assert passes == 3 and planned.loads == 3 * n_chunks
+    assert planned.max_alive <= 4
+
+
+def test_one_read_per_pass_for_several_cut_points():
+    def make(x):
+        return ((x - x.mean(axis=0)) / x.std(axis=0)).sum(axis=0)
+
+    planned, _, passes = _measure(32, planned=True, make=make)
+    assert passes == 2 and planned.loads == 2 * 32  # mean and std read x together
+    assert planned.max_alive <= 4
+
+
+# --- distributed ----------------------------------------------------------------------
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@pytest.mark.distributed
+def test_on_a_distributed_client():
+    distributed = pytest.importorskip("distributed")
+    records = _Records()
+    scheduler_log = logging.getLogger("distributed.scheduler")
+    scheduler_log.addHandler(records)
+    try:
+        with (
+            distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
+            x = da.from_array(DATA, chunks=(40, COLS))
+            m = x.mean(axis=0)
+            outs = [(x - m) / _std_by_hand(x), m]
+            want = dask.compute(*outs)
+            p = _plan.plan(outs, threshold_bytes=_threshold(x))
+            assert len(p.passes) == 3
+            seen = []
+
+            def run(step, collections):
+                seen.append(step.index)
+                return client.compute(list(collections), sync=True)
+
+            _same(_plan.execute(p, compute=run), want)
+            assert seen == [1, 2, 3]
+            _same(_plan.execute(p), want)  # dask.compute with the active client
+            _same(dask.compute(*outs), want)  # the one graph again, on the same keys
+            final = _plan.rewrite(p)
+            _same(dask.compute(*dask.persist(*final)), want)
+    finally:
+        scheduler_log.removeHandler(records)
+    # a substituted layer and what depends on it run under new keys: the scheduler
+    # never sees one key with two different tasks (dask/dask#9888)
+    assert not [m for m in records.messages if "different `run_spec`" in m]
