@@ -1,4 +1,18 @@
-"""Indexing and assignment on Dask: the keys Dask's own indexing gets wrong or refuses."""
+"""Indexing and assignment on Dask: the keys Dask's own indexing gets wrong or refuses.
+
+- Integer index arrays are checked before Dask sees them: Dask's ``take`` quietly
+  returns wrong rows for an out-of-bounds index, and wraps negative ones only
+  sometimes. A NumPy index array is checked when the expression is built (its
+  values are known); a Dask one when it is computed, with NumPy's message.
+- Several index arrays (or one of more than one dimension), which Dask refuses,
+  become one flat ``take``.
+- Assignment builds a new graph (Dask arrays are values: the old one may be
+  shared). A boolean mask with one value, or a value broadcast along the
+  selected elements, is a ``where``: Dask's own masked assignment broadcasts a
+  size-1 value only within the mask's first chunk. Per-element values of unknown
+  size are written block by block. An empty region is left alone
+  (dask/dask#11800).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +21,13 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ._namespace import reshape, take, with_index_length
+from ._namespace import checked_index, reshape, take, with_index_length
 
 _INDEX_ARRAYS = (da.Array, np.ndarray)
+
+
+def _unknown(size: float) -> bool:
+    return size != size  # Dask marks an unknown size with NaN
 
 
 def _multi_array_key(parts: tuple) -> bool:
@@ -25,17 +43,6 @@ def _multi_array_key(parts: tuple) -> bool:
     )
 
 
-def _checked_index(index: da.Array, size: int, axis: int) -> da.Array:
-    """Wrap negative indices; an out-of-bounds index raises IndexError when computed."""
-
-    def check(block: np.ndarray) -> np.ndarray:
-        if block.size and (block.min() < -size or block.max() >= size):
-            raise IndexError(f"index out of bounds for axis {axis} with size {size}")
-        return np.where(block < 0, block + size, block).astype(np.int64)
-
-    return da.map_blocks(check, index, dtype=np.int64)
-
-
 def _gather_points(data: da.Array, parts: tuple) -> da.Array:
     """``data[i, j, ...]`` for integer index arrays (and ints) on the leading axes.
 
@@ -48,7 +55,7 @@ def _gather_points(data: da.Array, parts: tuple) -> da.Array:
     flat = None
     for axis, (index, size) in enumerate(zip(indices, lead)):
         stride = int(np.prod(lead[axis + 1 :], dtype=np.int64))
-        term = _checked_index(index, size, axis) * stride
+        term = checked_index(index, size, axis) * stride
         flat = term if flat is None else flat + term
     assert flat is not None
     stacked = reshape(data, (int(np.prod(lead, dtype=np.int64)), *rest))
@@ -56,15 +63,38 @@ def _gather_points(data: da.Array, parts: tuple) -> da.Array:
     return reshape(out, (*indices[0].shape, *rest))
 
 
+def _axis_of(parts: tuple, position: int, ndim: int) -> int:
+    """The array axis that key entry ``position`` indexes (after an Ellipsis, from the end)."""
+    before = parts[:position]
+    if Ellipsis in [p for p in before if not isinstance(p, _INDEX_ARRAYS)]:
+        return ndim - sum(1 for p in parts[position:] if p is not None)
+    return sum(1 for p in before if p is not None)
+
+
+def _checked_key(data: da.Array, key: Any) -> Any:
+    """The key with every integer index array bounds-checked against its axis."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(k, _INDEX_ARRAYS) and k.dtype.kind in "iu" for k in parts):
+        return key
+    out = []
+    for position, k in enumerate(parts):
+        if isinstance(k, _INDEX_ARRAYS) and k.dtype.kind in "iu":
+            axis = _axis_of(parts, position, data.ndim)
+            k = checked_index(k, data.shape[axis], axis)
+        out.append(k)
+    return tuple(out) if isinstance(key, tuple) else out[0]
+
+
 def getitem(data: da.Array, key: Any) -> da.Array:
     """``data[key]`` for keys holding index arrays."""
+    key = _checked_key(data, key)
     parts = key if isinstance(key, tuple) else (key,)
     if _multi_array_key(parts):
         return _gather_points(data, parts)
-    if isinstance(key, da.Array) and key.dtype == bool and 0 in key.shape:
+    if isinstance(key, _INDEX_ARRAYS) and key.dtype == bool and 0 in key.shape:
         # an empty mask selects nothing (Dask's broadcast refuses it)
         return da.empty((0, *data.shape[key.ndim :]), dtype=data.dtype, chunks=-1)
-    if isinstance(key, da.Array) and key.dtype == bool and key.ndim == 0:
+    if isinstance(key, _INDEX_ARRAYS) and key.dtype == bool and key.ndim == 0:
         # a 0-d mask adds an axis of length 0 or 1 (Dask takes only 1-D or full masks)
         return data[None][key.reshape((1,))]
     out = data[key]
@@ -76,25 +106,147 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     )
     if len(arrays) == 1 and rest_is_full and parts[arrays[0]].dtype.kind in "iu":
         (p,) = arrays
-        axis = p if Ellipsis not in parts[:p] else data.ndim - (len(parts) - p)
         if parts[p].ndim == 1:
-            out = with_index_length(out, axis, parts[p])
+            out = with_index_length(out, _axis_of(parts, p, data.ndim), parts[p])
     return out
+
+
+# --- assignment ---------------------------------------------------------------------
+def _mask_position(parts: tuple) -> int | None:
+    """Where the one boolean array of a key sits, if every other entry is a full slice
+    (or an Ellipsis): the masks a ``where`` can assign through."""
+    masks = [i for i, k in enumerate(parts) if isinstance(k, _INDEX_ARRAYS) and k.dtype == bool]
+    if len(masks) != 1:
+        return None
+    others = [k for i, k in enumerate(parts) if i != masks[0]]
+    if all(k is Ellipsis or (type(k) is slice and k == slice(None)) for k in others):
+        return masks[0]
+    return None
+
+
+def _as_value(value: Any, dtype: np.dtype) -> Any:
+    if isinstance(value, da.Array):
+        return value if value.dtype == dtype else value.astype(dtype)
+    return np.asarray(value, dtype=dtype)[()]  # a NumPy scalar of the array's dtype
 
 
 def assign(data: da.Array, key: Any, value: Any) -> da.Array:
-    """``data[key] = value`` as a new graph (Dask arrays are values: another Array
-    may share the old ``dask.array.Array`` object, so it is never mutated)."""
-    if key is Ellipsis and getattr(value, "shape", None) == data.shape:
-        return value
-    if (
-        isinstance(key, da.Array)
-        and key.dtype == bool
-        and key.ndim == data.ndim
-        and getattr(value, "ndim", 0) == 0
-    ):
-        # a full-rank mask with one value (also 0-d, which Dask's setitem refuses)
-        return da.where(key, value, data).astype(data.dtype)
+    """``data[key] = value`` as a new graph, with ``data``'s dtype.
+
+    The caller has checked that ``value`` broadcasts to the selected region.
+    """
+    value = _as_value(value, data.dtype)
+    if key is Ellipsis:  # the whole array: also for unknown sizes, which setitem refuses
+        return _fill(data, value)
+    key = _checked_key(data, key)
+    parts = key if isinstance(key, tuple) else (key,)
+    region = getitem(data, key).shape
+    if any(s == 0 for s in region):  # nothing selected (dask/dask#11800)
+        return data
+    position = _mask_position(parts)
+    if position is not None:
+        return _assign_through_mask(data, parts, position, value, region)
+    if any(_unknown(s) for s in data.shape):
+        raise ValueError(
+            "assigning through this key needs sizes that are unknown until computed "
+            f"(shape {_show(data.shape)}); assign through a boolean mask of the array's "
+            "leading axes, or make the sizes known first (strict_array.persist, or "
+            "strict_array.known_sizes)."
+        )
+    if _multi_array_key(parts):  # Dask's setitem takes one index array: one flat index
+        flat = _gather_points(da.arange(data.size, chunks=-1).reshape(data.shape), parts)
+        out = reshape(data, (-1,)).copy()
+        out[reshape(flat, (-1,))] = (
+            reshape(da.broadcast_to(value, flat.shape), (-1,))
+            if isinstance(value, da.Array)
+            else value
+        )
+        return reshape(out, data.shape)
     out = data.copy()
     out[key] = value
     return out
+
+
+def _fill(data: da.Array, value: Any) -> da.Array:
+    """``data[...] = value`` block by block (Dask's where and setitem broadcast with
+    ``broadcast_to``, which refuses unknown sizes)."""
+    if isinstance(value, da.Array) and value.shape == data.shape and value.chunks == data.chunks:
+        return value
+    if not isinstance(value, da.Array):
+        return data.map_blocks(_full_like, value, dtype=data.dtype)
+    return da.map_blocks(_full_like, data, value, dtype=data.dtype)
+
+
+def _full_like(block: np.ndarray, value: Any) -> np.ndarray:
+    return np.broadcast_to(np.asarray(value, dtype=block.dtype), block.shape).copy()
+
+
+def _show(shape: tuple) -> str:
+    return "(" + ", ".join("?" if _unknown(s) else str(int(s)) for s in shape) + ")"
+
+
+def _assign_through_mask(
+    data: da.Array, parts: tuple, position: int, value: Any, region: tuple
+) -> da.Array:
+    """``data[..., mask, ...] = value`` for one boolean array among full slices.
+
+    The region has the mask's axes replaced by one axis of the selected elements;
+    ``value`` broadcasts to the region (NumPy's trailing alignment).
+    """
+    mask = parts[position]
+    axis = _axis_of(parts, position, data.ndim)
+    k, trail = mask.ndim, data.ndim - _axis_of(parts, position, data.ndim) - mask.ndim
+    if isinstance(mask, np.ndarray):
+        mask = da.from_array(mask, chunks=data.chunks[axis : axis + k])
+    condition = mask[(None,) * axis + (Ellipsis,) + (None,) * trail]
+    if not isinstance(value, da.Array):
+        return da.where(condition, value, data).astype(data.dtype)
+    selected = value.ndim - (len(region) - axis)  # the value's axis along the selection
+    if selected >= 0 and value.shape[selected] != 1:
+        if k == 1 and selected == axis:
+            return _scatter_blocks(data, mask, axis, value)
+        raise ValueError(
+            f"assigning values of shape {_show(value.shape)} through a {k}-D mask needs the "
+            "number of selected elements, unknown until computed; assign one value per "
+            "row through a mask of the leading axis, or make the sizes known first "
+            "(strict_array.persist)."
+        )
+    if selected >= 0:  # one value along the selection: drop that axis
+        value = value[(slice(None),) * selected + (0,)]
+    if value.ndim > trail:  # the mask's axes come back as size-1 axes
+        value = value[(Ellipsis, *(None,) * k, *(slice(None),) * trail)]
+    return da.where(condition, value, data).astype(data.dtype)
+
+
+def _scatter_blocks(data: da.Array, mask: da.Array, axis: int, value: da.Array) -> da.Array:
+    """Per-element values through a mask, block by block: ``value``'s selected axis
+    must come in one block per block of the mask (as ``f(data[mask])`` does); each
+    block's length is checked against the mask's count when computed."""
+    k = mask.ndim
+    if k != 1 or value.numblocks[axis] != mask.numblocks[0]:
+        raise ValueError(
+            "assigning per-element values through a mask needs the values in one block "
+            "per block of the mask (as from an expression of x[mask]); this value has "
+            f"{value.numblocks[axis]} blocks along the selected axis and the mask "
+            f"{mask.numblocks[0]}. Make the sizes known first (strict_array.persist)."
+        )
+    data = data.rechunk({axis: mask.chunks[0]})
+    others = [i for i in range(data.ndim) if i != axis]
+    value = value.rechunk({i: data.chunks[i] for i in others})
+
+    def write(block: np.ndarray, m: np.ndarray, v: np.ndarray) -> np.ndarray:
+        count = int(m.sum())
+        if v.shape[axis] != count:
+            raise ValueError(
+                f"__setitem__: a block of the value has {v.shape[axis]} elements along the "
+                f"selected axis but the mask selects {count} there."
+            )
+        out = block.copy()
+        out[(slice(None),) * axis + (m,)] = v
+        return out
+
+    index = tuple(range(data.ndim))
+    return da.blockwise(
+        write, index, data, index, mask, (axis,), value, index,
+        dtype=data.dtype, align_arrays=False, meta=np.empty((0,) * data.ndim, data.dtype),
+    )  # fmt: skip

@@ -27,7 +27,7 @@ def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
     groups = re.findall(r"\(([^)]*)\)", signature.split("->")[0])
     cores = [0 if not g.strip() else g.count(",") + 1 for g in groups]
     loops = [a.ndim - n for a, n in zip(args, cores)]
-    batch = np.broadcast_shapes(*(a.shape[:n] for a, n in zip(args, loops)))
+    batch = _batch_shape([a.shape[:n] for a, n in zip(args, loops)])
     if 0 in batch:  # Dask refuses a size-1 loop axis against a size-0 one
         args = tuple(
             da.broadcast_to(a, batch + a.shape[n:]) if a.shape[:n] != batch else a
@@ -42,12 +42,82 @@ def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
                 loop_chunks.setdefault(width - n_loop + j, a.chunks[j])
     prepared = []
     for a, n_core, n_loop in zip(args, cores, loops):
-        spec: dict[int, Any] = {a.ndim - 1 - k: -1 for k in range(n_core)}
+        spec: dict[int, Any] = {
+            a.ndim - 1 - k: -1 for k in range(n_core) if len(a.chunks[a.ndim - 1 - k]) != 1
+        }
         for j in range(n_loop):
-            if a.shape[j] != 1:
-                spec[j] = loop_chunks[width - n_loop + j]
+            want = loop_chunks.get(width - n_loop + j)
+            if a.shape[j] != 1 and not _same_chunks(a.chunks[j], want):
+                spec[j] = want  # (unknown sizes cannot be re-chunked, nor need to be here)
         prepared.append(a.rechunk(spec) if spec else a)
+    if any(s != s for s in batch):
+        return _blockwise_gufunc(func, signature, prepared, loops, **kwargs)
     return da.apply_gufunc(func, signature, *prepared, allow_rechunk=False, **kwargs)
+
+
+def _blockwise_gufunc(
+    func: Any,
+    signature: str,
+    args: list[da.Array],
+    loops: list[int],
+    *,
+    output_dtypes: Any,
+    output_sizes: dict[str, int] | None = None,
+) -> Any:
+    """``apply_gufunc`` for batch (loop) axes of unknown size, which it refuses (it
+    compares their sizes, and NaN equals nothing); the chunks are prepared already,
+    so each output is one blockwise call over the blocks."""
+    inputs, outputs = signature.split("->")
+    in_cores = [
+        tuple(d.strip() for d in g.split(",") if d.strip())
+        for g in re.findall(r"\(([^)]*)\)", inputs)
+    ]
+    out_cores = [
+        tuple(d.strip() for d in g.split(",") if d.strip())
+        for g in re.findall(r"\(([^)]*)\)", outputs)
+    ]
+    width = max(loops)
+    loop = tuple(f"__loop{i}__" for i in range(width))
+    pairs: list[Any] = []
+    for a, core, n in zip(args, in_cores, loops):
+        pairs += [a, loop[width - n :] + core]
+    known = {d for core in in_cores for d in core}
+    multi = len(out_cores) > 1
+    dtypes = output_dtypes if multi else (output_dtypes,)
+    results = []
+    for i, (core, dtype) in enumerate(zip(out_cores, dtypes)):
+        index = loop + core
+        new_axes = {d: (output_sizes or {})[d] for d in core if d not in known}
+        pick = (lambda *blocks, i=i: func(*blocks)[i]) if multi else func
+        results.append(
+            da.blockwise(
+                pick,
+                index,
+                *pairs,
+                dtype=dtype,
+                concatenate=True,
+                align_arrays=False,
+                new_axes=new_axes,
+                meta=np.empty((0,) * len(index), dtype),
+            )
+        )
+    return tuple(results) if multi else results[0]
+
+
+def _same_chunks(a: tuple[float, ...], b: tuple[float, ...] | None) -> bool:
+    return b is None or (len(a) == len(b) and all(x == y or x != x for x, y in zip(a, b)))
+
+
+def _batch_shape(shapes: list[tuple[float, ...]]) -> tuple[float, ...]:
+    """NumPy broadcasting of batch shapes, with Dask's unknown (NaN) sizes: unknown
+    against 1 or unknown stays unknown (the strict rules checked the rest)."""
+    width = max((len(s) for s in shapes), default=0)
+    out: list[float] = [1] * width
+    for s in shapes:
+        for i, size in enumerate(s, width - len(s)):
+            if out[i] == 1 or size != size:
+                out[i] = size
+    return tuple(out)
 
 
 def _real(dtype: np.dtype) -> np.dtype:
@@ -170,13 +240,18 @@ def cross(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
     return da.moveaxis(out, -1, axis)
 
 
-def take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da.Array:
-    a, i = da.moveaxis(x, axis, -1), da.moveaxis(indices, axis, -1)
-    out = gufunc(
-        lambda p, q: np.take_along_axis(p, q, axis=-1),
-        "(n),(k)->(k)",
-        a,
-        i,
-        output_dtypes=x.dtype,
-    )
-    return da.moveaxis(out, -1, axis)
+def matrix_norm(x: da.Array, /, *, keepdims: bool = False, ord: Any = "fro") -> da.Array:
+    """Matrix norms; the singular-value ones (``"nuc"``, 2, -2) per matrix of a stack.
+
+    Dask's own norm computes those only for one 2-D matrix (a tall-and-skinny SVD
+    that wants a single column chunk); here they reduce each matrix's singular
+    values, computed by :func:`per_matrix` ``svdvals``.
+    """
+    import array_api_compat.dask.array as compat
+
+    if ord not in ("nuc", 2, -2):
+        return compat.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)  # type: ignore[attr-defined]
+    values = per_matrix("svdvals")(x)
+    reduce = {"nuc": da.sum, 2: da.max, -2: da.min}[ord]
+    out = reduce(values, axis=-1)
+    return out[..., None, None] if keepdims else out

@@ -31,8 +31,60 @@ def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
 
 
 def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Array:
+    """``take`` of checked (in-bounds, non-negative) indices."""
     axis = 0 if axis is None else axis % x.ndim
     return with_index_length(compat.take(x, indices, axis=axis), axis, indices)  # type: ignore[attr-defined]
+
+
+def _unknown(size: float) -> bool:
+    return size != size  # Dask marks an unknown size with NaN
+
+
+def checked_index(index: Any, size: float, axis: int) -> Any:
+    """``index`` (integers) with negative entries wrapped; an entry outside
+    ``[-size, size)`` raises NumPy's IndexError (when built for a NumPy index,
+    when computed for a Dask one)."""
+    if isinstance(index, np.ndarray):
+        if index.size and not _unknown(size):
+            bad = index[(index < -size) | (index >= size)]
+            if bad.size:
+                raise IndexError(
+                    f"index {bad.flat[0]} is out of bounds for axis {axis} with size {int(size)}"
+                )
+            return np.where(index < 0, index + int(size), index).astype(np.int64)
+        return index
+    if _unknown(size):
+        return index
+
+    def check(block: np.ndarray) -> np.ndarray:
+        bad = block[(block < -size) | (block >= size)]
+        if bad.size:
+            raise IndexError(
+                f"index {bad.flat[0]} is out of bounds for axis {axis} with size {int(size)}"
+            )
+        return np.where(block < 0, block + size, block).astype(np.int64)
+
+    return da.map_blocks(check, index, dtype=np.int64)
+
+
+def _checked_take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> da.Array:
+    # Dask's take returns wrong rows for out-of-bounds indices instead of raising
+    axis = 0 if axis is None else axis % x.ndim
+    return take(x, checked_index(indices, x.shape[axis], axis), axis=axis)
+
+
+def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da.Array:
+    axis %= x.ndim
+    indices = checked_index(indices, x.shape[axis], axis)  # NumPy's message, for this axis
+    a, i = da.moveaxis(x, axis, -1), da.moveaxis(indices, axis, -1)
+    out = _linalg.gufunc(
+        lambda p, q: np.take_along_axis(p, q, axis=-1),
+        "(n),(k)->(k)",
+        a,
+        i,
+        output_dtypes=x.dtype,
+    )
+    return da.moveaxis(out, -1, axis)
 
 
 def _searchsorted(
@@ -134,6 +186,22 @@ def reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None)
         return x.reshape((-1,)).reshape(shape)
 
 
+def _clip(x: da.Array, /, min: Any = None, max: Any = None) -> da.Array:
+    # array_api_compat broadcasts the bounds with np.broadcast_shapes, which refuses
+    # unknown (NaN) sizes; element-wise maximum/minimum broadcast them themselves
+    out = x if min is None else da.maximum(x, min)
+    out = out if max is None else da.minimum(out, max)
+    return (out if out is not x else da.positive(x)).astype(x.dtype)
+
+
+def _vecdot(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
+    # array_api_compat broadcasts both operands first (refusing unknown sizes) and
+    # multiplies stacks of 1x1 matrices; a product and a sum along the axis is the
+    # same dot product (in the operands' promoted dtype) and keeps unknown sizes
+    dtype = np.result_type(x1.dtype, x2.dtype)
+    return (da.conj(x1) * x2).sum(axis=axis, dtype=dtype)
+
+
 def _single_chunk_fft(func: Any, multi: bool) -> Any:
     """Dask transforms only along single-chunk axes: gather those axes first (lazily)."""
 
@@ -157,7 +225,7 @@ def _from_dlpack(x: Any, /, **kwargs: Any) -> da.Array:
 
 def build_namespace() -> types.SimpleNamespace:
     ns = types.SimpleNamespace(**{k: v for k, v in vars(compat).items() if not k.startswith("__")})
-    ns.take_along_axis = _linalg.take_along_axis
+    ns.take_along_axis = _take_along_axis
     ns.from_dlpack = _from_dlpack
     ns.fft = types.SimpleNamespace(
         **{k: v for k, v in vars(compat.fft).items() if not k.startswith("__")}  # type: ignore[attr-defined]
@@ -174,7 +242,9 @@ def build_namespace() -> types.SimpleNamespace:
     ns.repeat = _repeat
     ns.roll = _roll
     ns.tensordot = _tensordot
-    ns.take = take
+    ns.take = _checked_take
+    ns.clip = _clip
+    ns.vecdot = _vecdot
     ns.searchsorted = _searchsorted
     ns.linalg = types.SimpleNamespace(
         **{k: v for k, v in vars(compat.linalg).items() if not k.startswith("__")}  # type: ignore[attr-defined]
@@ -185,4 +255,6 @@ def build_namespace() -> types.SimpleNamespace:
     ns.linalg.qr = _linalg.qr
     ns.linalg.solve = _linalg.solve
     ns.linalg.cross = _linalg.cross
+    ns.linalg.matrix_norm = _linalg.matrix_norm
+    ns.linalg.vecdot = _vecdot
     return ns
