@@ -173,7 +173,7 @@ def _fill(data: da.Array, value: Any) -> da.Array:
     if isinstance(value, da.Array) and value.shape == data.shape and value.chunks == data.chunks:
         return value
     if not isinstance(value, da.Array):
-        return data.map_blocks(_full_like, value, dtype=data.dtype)
+        return da.map_blocks(_full_like, data, value=value, dtype=data.dtype)
     return da.map_blocks(_full_like, data, value, dtype=data.dtype)
 
 
