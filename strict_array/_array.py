@@ -44,12 +44,15 @@ class Array:
         As in the standard.
     """
 
-    __slots__ = ("__weakref__", "_data", "_device")
+    # the rank is kept beside the data: reading it from a NumPy array is a slow generic
+    # attribute lookup, from a Dask array a computation of its shape
+    __slots__ = ("__weakref__", "_data", "_device", "_ndim")
     __array_priority__ = 1000
     __hash__ = None  # type: ignore[assignment]
 
     _data: Any
     _device: Device
+    _ndim: int
 
     def __new__(cls, *args: object, **kwargs: object) -> Array:
         raise TypeError(
@@ -127,7 +130,7 @@ class Array:
     @property
     def ndim(self) -> int:
         """Number of axes."""
-        return self._data.ndim
+        return self._ndim
 
     @property
     def shape(self) -> tuple[int | None, ...]:
@@ -403,6 +406,7 @@ def result(data: Any, device: Device) -> Array:
     a = _object_new(Array)
     a._data = data
     a._device = device
+    a._ndim = data.ndim
     return a
 
 

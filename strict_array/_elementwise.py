@@ -138,7 +138,7 @@ def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
             if x2._device is not dev:
                 raise mixed_devices(op, dev, x2._device)
             b = x2._data
-            if dims is not None or a.ndim != b.ndim:
+            if dims is not None or x1._ndim != x2._ndim:
                 a, b = _align(op, dev, a, b, dims)
         else:
             b = as_scalar(op, x2, ARRAY_OR_SCALAR)
@@ -281,7 +281,7 @@ def make_binary(op: str) -> Callable[..., Array]:
             a = x1._data
             if type(x2) is Array:
                 b: Any = x2._data
-                if x2._device is not dev or a.ndim != b.ndim:
+                if x2._device is not dev or x1._ndim != x2._ndim:
                     return apply_binary(op, x1, x2)
             elif type(x2) is float or type(x2) is int:
                 b = x2
@@ -298,6 +298,7 @@ def make_binary(op: str) -> Callable[..., Array]:
             out = _object_new(Array)
             out._data = r
             out._device = dev
+            out._ndim = x1._ndim
             return out
         return apply_binary(op, x1, x2, broadcast_dimensions)
 
@@ -318,7 +319,7 @@ def forward_operator(op: str) -> Callable[[Array, Any], Array]:
         a = self._data
         if type(other) is Array:
             b: Any = other._data
-            if other._device is not dev or a.ndim != b.ndim:
+            if other._device is not dev or self._ndim != other._ndim:
                 return apply_binary(op, self, other)
         elif type(other) is float or type(other) is int:
             b = other
@@ -337,6 +338,7 @@ def forward_operator(op: str) -> Callable[[Array, Any], Array]:
         out = _object_new(Array)
         out._data = r
         out._device = dev
+        out._ndim = self._ndim
         return out
 
     operator.__name__ = f"__{op}__"
@@ -360,6 +362,7 @@ def reflected_operator(op: str) -> Callable[[Array, Any], Array]:
             out = _object_new(Array)
             out._data = r
             out._device = dev
+            out._ndim = self._ndim
             return out
         if type(other) is not Array and _foreign(op, other):
             return NotImplemented

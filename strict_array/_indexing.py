@@ -22,21 +22,33 @@ from ._errors import ARRAY_OR_SCALAR, mixed_devices
 __all__ = ["getitem", "setitem", "take", "take_along_axis"]
 
 _BASIC_INDEX_TYPES = frozenset({int, slice, type(Ellipsis), type(None)})
+_FAILED = object()
 
 
 def getitem(self: Array, key: Any, /) -> Array:
     """``x[key]``: basic, integer-array and boolean indexing (``Array.__getitem__``)."""
     tk = type(key)
-    # basic keys go straight to the backend; anything else is checked first
+    # basic keys go straight to the backend (the result's rank counted on the way);
+    # anything else is checked first
+    ndim = self._ndim
     if tk is tuple:
         for k in key:
-            if type(k) not in _BASIC_INDEX_TYPES:
+            t = type(k)
+            if t is int:
+                ndim -= 1
+            elif k is None:
+                ndim += 1
+            elif t is not slice and k is not Ellipsis:
                 return _checked_getitem(self, key)
-    elif tk is not slice and tk is not int:
+    elif tk is int:
+        ndim -= 1
+    elif tk is not slice:
         return _checked_getitem(self, key)
     try:
         r = self._data[key]
     except (TypeError, IndexError):  # e.g. an index out of bounds: say so precisely
+        r = _FAILED
+    if r is _FAILED:  # explained outside the handler, so the error is not chained
         return _checked_getitem(self, key)
     dev = self._device
     if type(r) is not dev.array_type:
@@ -44,6 +56,7 @@ def getitem(self: Array, key: Any, /) -> Array:
     out = _object_new(Array)
     out._data = r
     out._device = dev
+    out._ndim = ndim
     return out
 
 

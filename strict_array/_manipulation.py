@@ -184,8 +184,9 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     try:
         if copy is None:  # the common case: the backend's own fastest reshape, no wrapper
             out = _object_new(Array)
-            out._data = dev.reshape(x._data, shape)
+            out._data = data = dev.reshape(x._data, shape)
             out._device = dev
+            out._ndim = len(shape) if type(shape) is tuple else data.ndim
             return out
         return result(dev.ns.reshape(x._data, shape, copy=copy), dev)
     except (ValueError, TypeError) as e:
