@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import types
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,10 @@ from ._backends import Device
 from ._errors import ARRAY, mixed_devices, refuse_operand
 from ._typing import PY_SCALARS, DeviceLike, Scalar
 
-__all__ = ["Array", "as_scalar", "common_device", "expect_array", "mutation_lock", "result"]
+__all__ = [
+    "Array", "as_scalar", "common_device", "expect_array", "mutation_lock", "result", "store",
+    "track_view",
+]  # fmt: skip
 
 
 class Array:
@@ -46,13 +50,17 @@ class Array:
 
     # the rank is kept beside the data: reading it from a NumPy array is a slow generic
     # attribute lookup, from a Dask array a computation of its shape
-    __slots__ = ("__weakref__", "_data", "_device", "_ndim")
+    # (_base and _views: the view links of arrays on devices whose indexing copies;
+    # unset on every other array)
+    __slots__ = ("__weakref__", "_base", "_data", "_device", "_ndim", "_views")
     __array_priority__ = 1000
     __hash__ = None  # type: ignore[assignment]
 
     _data: Any
     _device: Device
     _ndim: int
+    _base: tuple[Array, Any]
+    _views: list[weakref.ref[Array]]
 
     def __new__(cls, *args: object, **kwargs: object) -> Array:
         raise TypeError(
@@ -442,11 +450,57 @@ def as_scalar(op: str, value: object, accepts: str = ARRAY) -> Scalar:
 
 # Writes to one array (x[key] = v, in-place operators) read, compute and store its
 # data; concurrent writers from threads must not interleave there, or updates are
-# lost. A fixed table of locks, picked by the array's identity, costs nothing per
-# array and lets writes to different arrays proceed in parallel.
+# lost. A fixed table of locks, picked by the identity of the array that owns the
+# data (the root of its views), costs nothing per array and lets writes to
+# different arrays proceed in parallel.
 _MUTATION_LOCKS = tuple(threading.RLock() for _ in range(64))
 
 
+def _root(x: Array) -> Array:
+    base = getattr(x, "_base", None)
+    while base is not None:
+        x = base[0]
+        base = getattr(x, "_base", None)
+    return x
+
+
 def mutation_lock(x: Array) -> threading.RLock:
-    """The lock every write to ``x`` holds."""
-    return _MUTATION_LOCKS[id(x) >> 4 & 63]
+    """The lock every write to ``x`` (or to an array ``x`` is a view of) holds."""
+    return _MUTATION_LOCKS[id(_root(x)) >> 4 & 63]
+
+
+# NumPy's basic indexing gives views: a write through v = x[0] is seen in x, and a
+# write to x in v. Where a device's arrays are values (Dask), strict_array keeps
+# the link itself: the view remembers its parent and key, the parent its live
+# views (weakly); a write goes up to the root and comes down to every view.
+def track_view(parent: Array, view: Array, key: Any) -> None:
+    """Record that ``view`` is ``parent[key]`` (a basic key) on a device without views."""
+    view._base = (parent, key)
+    views = getattr(parent, "_views", None)
+    if views is None:
+        views = parent._views = []
+    elif len(views) > 64:  # drop the views no one holds any more (arrays are unhashable:
+        views[:] = [r for r in views if r() is not None]  # a list of weak references)
+    views.append(weakref.ref(view))
+
+
+def store(x: Array, data: Any) -> None:
+    """Make ``data`` the new data of ``x`` (a write), and of everything sharing it."""
+    x._data = data
+    base = getattr(x, "_base", None)
+    if base is None and getattr(x, "_views", None) is None:
+        return  # no views: the common case, and every array on a device with views
+    root = x
+    while base is not None:  # up: each parent gets its view's new data at its key
+        parent, key = base
+        parent._data = parent._device.assign(parent._data, key, root._data)
+        root, base = parent, getattr(parent, "_base", None)
+    stack = [root]
+    while stack:  # down: every live view is read again from its parent
+        parent = stack.pop()
+        for ref in list(getattr(parent, "_views", None) or ()):
+            view = ref()
+            if view is not None:
+                if view is not x:
+                    view._data = parent._data[view._base[1]]
+                stack.append(view)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import _policy as policy
-from ._array import Array, _object_new, as_scalar, mutation_lock, result
+from ._array import Array, _object_new, as_scalar, mutation_lock, result, store
 from ._backends import Device, device_of_native
 from ._broadcasting import broadcast_shapes, check_scalar_dimensions
 from ._errors import ARRAY, ARRAY_OR_SCALAR, mixed_devices, refuse_operand
@@ -192,7 +192,7 @@ def assign_inplace(op: str, x: Array, value: Array) -> Array:
             f"has dtype {x.dtype}; an in-place operation cannot change the dtype of its "
             "left operand. Use the out-of-place form or astype."
         )
-    x._data = x._device.assign(x._data, Ellipsis, value._data)
+    store(x, x._device.assign(x._data, Ellipsis, value._data))
     return x
 
 

@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 
 from . import _policy as policy
-from ._array import Array, _object_new, as_scalar, common_device, mutation_lock
+from ._array import (
+    Array,
+    _object_new,
+    as_scalar,
+    common_device,
+    mutation_lock,
+    store,
+    track_view,
+)
 from ._array import result as _result
 from ._errors import ARRAY_OR_SCALAR, mixed_devices
 
@@ -57,6 +65,8 @@ def getitem(self: Array, key: Any, /) -> Array:
     out._data = r
     out._device = dev
     out._ndim = ndim
+    if not dev.views:
+        track_view(self, out, key)
     return out
 
 
@@ -67,7 +77,14 @@ def _checked_getitem(x: Array, key: Any) -> Array:
         data = dev.getitem(x._data, k)
     except (IndexError, TypeError, ValueError) as e:
         raise _index_error("__getitem__", e, x, key) from e
-    return _result(data, dev)
+    out = _result(data, dev)
+    if not dev.views and _is_basic(k):  # NumPy gives a view: carry writes over
+        track_view(x, out, k)
+    return out
+
+
+def _is_basic(key: Any) -> bool:
+    return all(type(k) in _BASIC_INDEX_TYPES for k in (key if type(key) is tuple else (key,)))
 
 
 def _index_error(op: str, error: Exception, x: Array, key: Any) -> Exception:
@@ -156,7 +173,7 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
         _check_scalar_kind(op, x.dtype, v)
     with mutation_lock(x):
         try:
-            x._data = dev.assign(x._data, k, v)
+            store(x, dev.assign(x._data, k, v))
         except (IndexError, TypeError, ValueError) as e:
             raise _index_error(op, e, x, key) from e
 

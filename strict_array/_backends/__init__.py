@@ -58,7 +58,7 @@ class Device:
     #: the DLPack ``(device_type, device_id)`` of exported data (1 = kDLCPU)
     dlpack_device: ClassVar[tuple[int, int]] = (1, 0)
 
-    __slots__ = ("__weakref__", "binaries", "functions", "name", "ns", "reshape")
+    __slots__ = ("__weakref__", "binaries", "functions", "name", "ns", "reshape", "views")
 
     name: str
     #: the backend's array-API namespace (from ``array_api_compat``)
@@ -69,9 +69,13 @@ class Device:
     binaries: dict[str, Callable[[Any, Any], Any]]
     #: ``reshape(data, shape)``: the fastest spelling the backend has
     reshape: Callable[[Any, tuple[int, ...]], Any]
+    #: basic indexing gives views: a write through ``x[key]`` reaches ``x`` (and back);
+    #: where the backend's arrays are values, strict_array carries the writes over
+    views: bool
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, views: bool = True) -> None:
         self.name = name
+        self.views = views
         self.ns = self._load_namespace()
         self.functions = {}
         self.binaries = {}

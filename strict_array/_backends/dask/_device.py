@@ -139,4 +139,4 @@ class DaskDevice(Device):
         return _io.to_zarr(data, store, component, overwrite=overwrite, compute=compute)
 
 
-DASK: Device = DaskDevice("dask")
+DASK: Device = DaskDevice("dask", views=False)  # Dask arrays are values
