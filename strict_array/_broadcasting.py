@@ -38,7 +38,10 @@ __all__ = [
     "broadcast_shapes",
     "candidate_broadcast_dimensions",
     "check_broadcast_dimensions",
+    "index_shape",
     "insert_axes_key",
+    "normalize_axes",
+    "normalize_axis",
     "numpy_trailing_dimensions",
     "operands_plan",
     "promotion_message",
@@ -591,3 +594,82 @@ def as_shape(shape: object, op: str) -> tuple[int, ...]:
             raise TypeError(f"{op}: shape entries must be ints, got {s!r} in {tuple(shape)!r}.")
         out.append(operator.index(s))
     return tuple(out)
+
+
+# --- axes ------------------------------------------------------------------------------
+def normalize_axis(op: str, axis: object, ndim: int, name: str = "axis") -> int:
+    """``axis`` as a non-negative int for an array of ``ndim`` axes.
+
+    Raises
+    ------
+    TypeError
+        ``axis`` is not an integer.
+    numpy.exceptions.AxisError
+        ``axis`` is outside ``[-ndim, ndim)`` (an IndexError and a ValueError).
+    """
+    if isinstance(axis, (bool, np.bool_)) or not hasattr(axis, "__index__"):
+        raise TypeError(f"{op}: {name} must be an integer, got {type(axis).__name__} {axis!r}.")
+    a = operator.index(axis)  # type: ignore[arg-type]
+    if not -ndim <= a < ndim:
+        raise np.exceptions.AxisError(
+            f"{op}: {name} {a} is out of bounds for an array of {ndim} "
+            f"dimension{'s' if ndim != 1 else ''} (valid: {-ndim} to {ndim - 1})."
+        )
+    return a % ndim
+
+
+def normalize_axes(op: str, axis: object, ndim: int, name: str = "axis") -> tuple[int, ...]:
+    """``axis`` (None for all axes, an int or a tuple of ints) as sorted, distinct,
+    non-negative axes; a repeated axis is a ValueError."""
+    if axis is None:
+        return tuple(range(ndim))
+    many = axis if isinstance(axis, (tuple, list)) else (axis,)
+    out = tuple(normalize_axis(op, a, ndim, name) for a in many)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op}: {name}={axis!r} repeats an axis.")
+    return tuple(sorted(out))
+
+
+def _is_advanced(p: object) -> bool:
+    return type(p) is int or hasattr(p, "shape")
+
+
+def _index_array_shape(p: object) -> Shape:
+    return tuple(None if s != s or s is None else int(s) for s in getattr(p, "shape", ()))
+
+
+def index_shape(op: str, shape: Shape, parts: tuple[object, ...]) -> Shape:
+    """The shape ``x[key]`` has, for a key of ints, slices, ``None``, ``Ellipsis`` and
+    integer index arrays (anything with a ``shape``), without indexing: NumPy's rules,
+    index values not looked at (their bounds are the data's business).
+    """
+    consuming = [p for p in parts if p is not None and p is not Ellipsis]
+    if len(consuming) > len(shape):
+        raise IndexError(
+            f"{op}: too many indices ({len(consuming)}) for an array of shape {_fmt(shape)}."
+        )
+    if not any(p is Ellipsis for p in parts):
+        parts = (*parts, Ellipsis)
+    i = next(j for j, p in enumerate(parts) if p is Ellipsis)
+    parts = (*parts[:i], *(slice(None),) * (len(shape) - len(consuming)), *parts[i + 1 :])
+    arrays = any(hasattr(p, "shape") for p in parts)
+    advanced = [j for j, p in enumerate(parts) if arrays and _is_advanced(p)]
+    before: list[int | None] = []
+    after: list[int | None] = []
+    axis = 0
+    for j, p in enumerate(parts):
+        into = after if advanced and j > advanced[0] else before
+        if p is None:
+            into.append(1)
+            continue
+        size = shape[axis]
+        axis += 1
+        if type(p) is slice:
+            into.append(None if size is None else len(range(*p.indices(size))))
+        # an int without index arrays removes its axis; advanced entries come below
+    if not advanced:
+        return tuple(before)
+    index = broadcast_shapes(op, *(_index_array_shape(p) for p in parts if _is_advanced(p)))
+    if advanced == list(range(advanced[0], advanced[-1] + 1)):  # adjacent: in their place
+        return (*before, *index, *after)
+    return (*index, *before, *after)  # separated by a slice or None: first, as NumPy does

@@ -157,8 +157,8 @@ def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
         return result(dev.binary(op)(a, b), dev)
     except (ValueError, TypeError, OverflowError) as e:  # e.g. bitwise on floats, int too large
         error = e
-    if type(error) is ValueError and type(a) is dev.array_type and type(b) is dev.array_type:
-        broadcast_shapes(op, dev.shape(a), dev.shape(b))  # our precise shape error
+    if type(a) is dev.array_type and type(b) is dev.array_type:
+        broadcast_shapes(op, dev.shape(a), dev.shape(b))  # shapes first, on every device
     raise backend_error(op, error, a, b) from error
 
 
@@ -474,5 +474,18 @@ def clip(
             bounds.append(b._data)
         else:
             bounds.append(None if b is None else as_scalar(f"clip ({name})", b, ARRAY_OR_SCALAR))
-    policy.operands("clip", *shapes)
-    return result(dev.ns.clip(x._data, *bounds), dev)
+    policy.operands("clip", *shapes)  # the rank rule first, then the dtype
+    if x.dtype.kind not in "iuf":
+        raise TypeError(
+            f"clip: x must have a real numeric dtype, got {x.dtype} (the standard leaves "
+            "clip of booleans and complex numbers unspecified)."
+        )
+    # maximum, then minimum, in x's dtype: the same on every device (array_api_compat's
+    # NumPy clip overflows filling a missing bound of a small integer dtype)
+    data = x._data
+    lo, hi = bounds
+    if lo is not None:
+        data = dev.binary("maximum")(data, lo)
+    if hi is not None:
+        data = dev.binary("minimum")(data, hi)
+    return result(dev.ns.astype(data, x.dtype), dev)

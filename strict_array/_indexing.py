@@ -25,6 +25,7 @@ from ._array import (
     track_view,
 )
 from ._array import result as _result
+from ._broadcasting import index_shape
 from ._errors import ARRAY_OR_SCALAR, mixed_devices
 
 __all__ = ["getitem", "setitem", "take", "take_along_axis"]
@@ -54,7 +55,7 @@ def getitem(self: Array, key: Any, /) -> Array:
         return _checked_getitem(self, key)
     try:
         r = self._data[key]
-    except (TypeError, IndexError):  # e.g. an index out of bounds: say so precisely
+    except (TypeError, IndexError, ValueError):  # e.g. out of bounds: say so precisely
         r = _FAILED
     if r is _FAILED:  # explained outside the handler, so the error is not chained
         return _checked_getitem(self, key)
@@ -72,6 +73,7 @@ def getitem(self: Array, key: Any, /) -> Array:
 
 def _checked_getitem(x: Array, key: Any) -> Array:
     k = _key("__getitem__", x, key)
+    _check_key_shapes("__getitem__", x, k)
     dev = x._device
     try:
         data = dev.getitem(x._data, k)
@@ -81,6 +83,74 @@ def _checked_getitem(x: Array, key: Any) -> Array:
     if not dev.views and _is_basic(k):  # NumPy gives a view: carry writes over
         track_view(x, out, k)
     return out
+
+
+def _check_key_shapes(op: str, x: Array, key: Any) -> None:
+    """Each key entry against the axes it indexes, before any backend: a boolean
+    array's sizes against the axes' (NumPy's IndexError), and positions on axes of
+    unknown size, which cannot be found before computing (section 4)."""
+    parts = key if type(key) is tuple else (key,)
+    shape = x.shape
+    consumed = [_axes_taken(x, k) for k in parts]
+    if sum(n for n in consumed if n is not None) > len(shape):
+        raise IndexError(
+            f"{op}: too many indices for an array of shape {shape}: the key {_show(key)} "
+            f"indexes {sum(n for n in consumed if n is not None)} axes."
+        )
+    axis = 0
+    for position, (k, n) in enumerate(zip(parts, consumed)):
+        if n is None:  # Ellipsis: the axes the rest of the key does not take
+            axis = len(shape) - sum(m for m in consumed[position + 1 :] if m is not None)
+            continue
+        sizes = shape[axis : axis + n]
+        kind = _kind(x, k)
+        if kind == "b" and k.ndim:
+            for i, (s, m) in enumerate(zip(sizes, _shape_of(k))):
+                if s is not None and m is not None and s != m:
+                    raise IndexError(
+                        f"{op}: boolean index did not match indexed array along axis "
+                        f"{axis + i}; size of axis is {s} but size of corresponding "
+                        f"boolean axis is {m}."
+                    )
+                if (s is None) != (m is None):
+                    raise ValueError(
+                        f"{op}: a boolean index of shape {_shape_of(k)} on axes of sizes "
+                        f"{sizes} of an array of shape {shape}: an unknown size (None) "
+                        "against a known one cannot be checked before computing."
+                    )
+        elif (
+            sizes
+            and sizes[0] is None
+            and (
+                type(k) is int
+                or (type(k) is slice and k != slice(None))
+                or kind in ("i", "u")
+            )
+        ):
+            raise ValueError(
+                f"{op}: the key {_show(key)} takes a position ({k!r}) on axis {axis} of an "
+                f"array of shape {shape}, whose size is unknown until computed; select with "
+                "a boolean mask, or make the size known first (strict_array.persist)."
+            )
+        axis += n
+
+
+def _kind(x: Array, k: Any) -> str | None:
+    """The dtype kind of an index array of ``x``'s backend key, or None for the rest."""
+    return x._device.dtype(k).kind if hasattr(k, "shape") else None
+
+
+def _axes_taken(x: Array, k: Any) -> int | None:
+    """How many axes a key entry indexes (None for Ellipsis, which takes the rest)."""
+    if k is Ellipsis:
+        return None
+    if k is None:
+        return 0
+    return k.ndim if _kind(x, k) == "b" else 1
+
+
+def _shape_of(k: Any) -> tuple[int | None, ...]:
+    return tuple(None if s != s or s is None else int(s) for s in k.shape)
 
 
 def _is_basic(key: Any) -> bool:
@@ -157,18 +227,17 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
     if type(value) is Array:
         if value._device is not dev:
             raise mixed_devices(op, dev, value._device)
+        # the rank rule first, then the key against the sizes, then the dtype
+        _check_value_shape(op, _region(op, x, k, key), value.shape)
+        _check_key_shapes(op, x, k)
         if np.result_type(x.dtype, value.dtype) != x.dtype:
             raise TypeError(
                 f"{op}: cannot store values of dtype {value.dtype} into an array of dtype "
                 f"{x.dtype} without a lossy cast; use astype on the value first."
             )
-        try:
-            region = dev.shape(dev.getitem(x._data, k))
-        except (IndexError, TypeError, ValueError) as e:
-            raise _index_error(op, e, x, key) from e
-        _check_value_shape(op, region, value.shape)
         v: Any = value._data
     else:
+        _check_key_shapes(op, x, k)
         v = as_scalar(op, value, ARRAY_OR_SCALAR)
         _check_scalar_kind(op, x.dtype, v)
     with mutation_lock(x):
@@ -176,6 +245,22 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
             store(x, dev.assign(x._data, k, v))
         except (IndexError, TypeError, ValueError) as e:
             raise _index_error(op, e, x, key) from e
+
+
+def _region(op: str, x: Array, k: Any, key: Any) -> tuple[int | None, ...]:
+    """The shape of ``x[key]`` (``k``: the backend's key). Without boolean arrays it
+    follows from the key alone, so that a data-independent error (the value's shape)
+    is reported before a data-dependent one (an index out of bounds) on every
+    device; with them it is the selection's, counted by the backend."""
+    parts = k if type(k) is tuple else (k,)
+    if not any(_kind(x, p) == "b" for p in parts):
+        return index_shape(op, x.shape, parts)
+    _check_key_shapes(op, x, k)  # a mask must fit before the backend selects with it
+    dev = x._device
+    try:
+        return dev.shape(dev.getitem(x._data, k))
+    except (IndexError, TypeError, ValueError) as e:
+        raise _index_error(op, e, x, key) from e
 
 
 def _check_value_shape(

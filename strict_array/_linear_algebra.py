@@ -12,12 +12,15 @@ from collections.abc import Sequence
 
 from . import _policy as policy
 from ._array import Array, common_device, expect_array, result
+from ._broadcasting import normalize_axis
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
 
 def _sizes_agree(a: int | None, b: int | None) -> bool:
-    return a is None or b is None or a == b
+    """Contracted sizes never broadcast: equal, or both unknown (then the data decides);
+    an unknown size against a known one cannot be checked before computing."""
+    return a == b
 
 
 def matmul(x1: Array, x2: Array, /) -> Array:
@@ -52,7 +55,12 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     if not _sizes_agree(k1, k2):
         raise ValueError(
             f"matmul: the contracted axes differ: x1 of shape {s1} has {k1} columns "
-            f"but x2 of shape {s2} has {k2} rows."
+            f"but x2 of shape {s2} has {k2} rows"
+            + (
+                " (an unknown size, None, cannot be checked before computing)."
+                if None in (k1, k2)
+                else "."
+            )
         )
     return result(dev.ns.matmul(x1._data, x2._data), dev)
 
@@ -91,6 +99,29 @@ def tensordot(
     Array
     """
     dev = common_device("tensordot", (x1, x2))
+    s1, s2 = x1.shape, x2.shape
+    if isinstance(axes, int):
+        if not 0 <= axes <= min(len(s1), len(s2)):
+            raise ValueError(
+                f"tensordot: axes={axes} must be between 0 and the smaller rank "
+                f"({min(len(s1), len(s2))}) of shapes {s1} and {s2}."
+            )
+        pairs = list(zip(range(len(s1) - axes, len(s1)), range(axes)))
+    else:
+        first, second = (tuple(a) for a in axes)
+        if len(first) != len(second):
+            raise ValueError(f"tensordot: axes={axes!r} must pair up as many axes of each.")
+        pairs = [
+            (normalize_axis("tensordot", a, len(s1)), normalize_axis("tensordot", b, len(s2)))
+            for a, b in zip(first, second)
+        ]
+    for a, b in pairs:
+        if not _sizes_agree(s1[a], s2[b]):
+            raise ValueError(
+                f"tensordot: axis {a} of x1 (shape {s1}) has size {s1[a]} but axis {b} of "
+                f"x2 (shape {s2}) has size {s2[b]}; contracted axes must have equal sizes "
+                "(an unknown size, None, cannot be checked before computing)."
+            )
     return result(dev.ns.tensordot(x1._data, x2._data, axes=axes), dev)
 
 
@@ -110,12 +141,12 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """
     dev = common_device("vecdot", (x1, x2))
     s1, s2 = x1.shape, x2.shape
-    for name, s in (("x1", s1), ("x2", s2)):
-        if not -len(s) <= axis < len(s):
-            raise ValueError(f"vecdot: axis {axis} is out of bounds for {name} of shape {s}.")
     policy.stacks("vecdot", s1, s2, 1, 1)
-    if axis < 0 and not _sizes_agree(s1[axis], s2[axis]):
+    for name, s in (("x1", s1), ("x2", s2)):
+        normalize_axis("vecdot", axis, len(s), f"axis (of {name}, shape {s})")
+    if not _sizes_agree(s1[axis], s2[axis]):  # the vectors' axis never broadcasts
         raise ValueError(
-            f"vecdot: the vectors along axis {axis} differ in length: shapes {s1} and {s2}."
+            f"vecdot: the vectors along axis {axis} differ in length: shapes {s1} and {s2} "
+            "(an unknown size, None, cannot be checked before computing)."
         )
     return result(dev.ns.vecdot(x1._data, x2._data, axis=axis), dev)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 
 from . import _broadcasting
 from ._array import Array, _object_new, common_device, expect_array, result
-from ._broadcasting import as_shape
+from ._broadcasting import as_shape, normalize_axes, normalize_axis
 from ._typing import Shape, ShapeLike
 
 
@@ -105,14 +106,59 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
 
 
 def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
-    """Join arrays of one shape along a new axis."""
+    """Join arrays of one shape along a new axis.
+
+    Parameters
+    ----------
+    arrays : sequence of Array
+        Of one shape (an unknown size must meet an unknown size, not a known one:
+        that cannot be checked before computing).
+    axis : int, default 0
+        The new axis' position in the result.
+
+    Returns
+    -------
+    Array
+    """
     dev = common_device("stack", arrays)
+    shapes = [a.shape for a in arrays]
+    ndim = len(shapes[0])
+    for s in shapes[1:]:
+        if len(s) != ndim or any(
+            p != q and p is not None and q is not None for p, q in zip(s, shapes[0])
+        ):
+            raise ValueError(
+                "stack: the arrays must have one shape, got " + ", ".join(map(str, shapes)) + "."
+            )
+        if any((p is None) != (q is None) for p, q in zip(s, shapes[0])):
+            raise ValueError(
+                "stack: shapes " + ", ".join(map(str, shapes)) + " have a size unknown until "
+                "computed against a known one, which cannot be checked before computing."
+            )
+    axis = normalize_axis("stack", axis, ndim + 1)
     return result(dev.ns.stack([a._data for a in arrays], axis=axis), dev)
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
-    """Split ``x`` into the tuple of its slices along ``axis``."""
+    """Split ``x`` into the tuple of its slices along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        At least 1-D, with a known size along ``axis``.
+    axis : int, default 0
+
+    Returns
+    -------
+    tuple of Array
+    """
     x = expect_array("unstack", x)
+    axis = normalize_axis("unstack", axis, x.ndim)
+    if x.shape[axis] is None:
+        raise ValueError(
+            f"unstack: axis {axis} of shape {x.shape} has a size unknown until computed: "
+            "the number of results is not known."
+        )
     return tuple(result(d, x._device) for d in x._device.ns.unstack(x._data, axis=axis))
 
 
@@ -136,31 +182,120 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
 
 
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
-    """Reverse the order of elements along ``axis`` (all axes by default)."""
+    """Reverse the order of elements along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+    axis : int or tuple of int, optional
+        All axes by default.
+
+    Returns
+    -------
+    Array
+    """
     x = expect_array("flip", x)
-    return result(x._device.ns.flip(x._data, axis=axis), x._device)
+    axes = normalize_axes("flip", axis, x.ndim)
+    return result(x._device.ns.flip(x._data, axis=None if axis is None else axes), x._device)
 
 
 def moveaxis(
     x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
 ) -> Array:
-    """Move axes to new positions; the others keep their order."""
+    """Move axes to new positions; the others keep their order.
+
+    Parameters
+    ----------
+    x : Array
+    source, destination : int or tuple of int
+        As many destinations as sources, each list without repeats.
+
+    Returns
+    -------
+    Array
+    """
     x = expect_array("moveaxis", x)
-    return result(x._device.ns.moveaxis(x._data, source, destination), x._device)
+    src = _axis_list("moveaxis", source, x.ndim, "source")
+    dst = _axis_list("moveaxis", destination, x.ndim, "destination")
+    if len(src) != len(dst):
+        raise ValueError(
+            f"moveaxis: source {source!r} and destination {destination!r} must have the "
+            "same number of axes."
+        )
+    return result(x._device.ns.moveaxis(x._data, src, dst), x._device)
+
+
+def _axis_list(op: str, axes: object, ndim: int, name: str) -> tuple[int, ...]:
+    """Axes in the given order (not sorted), each in bounds, none repeated."""
+    many = axes if isinstance(axes, (tuple, list)) else (axes,)
+    out = tuple(normalize_axis(op, a, ndim, name) for a in many)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op}: {name}={axes!r} repeats an axis.")
+    return out
 
 
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
-    """Permute the axes of ``x`` (negative axes allowed)."""
+    """Permute the axes of ``x``.
+
+    Parameters
+    ----------
+    x : Array
+    axes : tuple of int
+        A permutation of ``range(x.ndim)`` (negative axes allowed).
+
+    Returns
+    -------
+    Array
+    """
     x = expect_array("permute_dims", x)
-    return result(x._device.ns.permute_dims(x._data, tuple(axes)), x._device)
+    order = _axis_list("permute_dims", tuple(axes), x.ndim, "axes") if axes else ()
+    if len(order) != x.ndim:
+        raise ValueError(
+            f"permute_dims: axes={tuple(axes)!r} must list each of the {x.ndim} axes of an "
+            f"array of shape {x.shape} once."
+        )
+    return result(x._device.ns.permute_dims(x._data, order), x._device)
 
 
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
-    """Repeat each element ``repeats`` times (``axis=None`` flattens first)."""
+    """Repeat each element ``repeats`` times along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+    repeats : int or Array
+        One count for every element, or an integer array of one count per element
+        along ``axis`` (or of one count). With an array the result's size depends
+        on the data: unknown (``None``) on a lazy device until computed.
+    axis : int, optional
+        ``None`` flattens ``x`` first.
+
+    Returns
+    -------
+    Array
+    """
     x = expect_array("repeat", x)
+    if axis is not None:
+        axis = normalize_axis("repeat", axis, x.ndim)
+    n = x.size if axis is None else x.shape[axis]
     if type(repeats) is Array:
         common_device("repeat", (x, repeats))
+        if repeats.dtype.kind not in "iu" or repeats.ndim > 1:
+            raise ValueError(
+                f"repeat: an array of repeats must be 1-D of integers, got shape "
+                f"{repeats.shape} and dtype {repeats.dtype}."
+            )
+        count = repeats.shape[0] if repeats.ndim else 1
+        if count not in (1, n) and count is not None and n is not None:
+            raise ValueError(
+                f"repeat: {count} repeats for {n} elements along the axis; give one count "
+                "per element, or one for all."
+            )
         repeats = repeats._data
+    elif isinstance(repeats, (bool, np.bool_)) or not hasattr(repeats, "__index__"):
+        raise TypeError(f"repeat: repeats must be an int or an integer Array, got {repeats!r}.")
+    elif operator.index(repeats) < 0:
+        raise ValueError(f"repeat: repeats must be non-negative, got {repeats}.")
     return result(x._device.ns.repeat(x._data, repeats, axis=axis), x._device)
 
 
@@ -190,21 +325,76 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
             return out
         return result(dev.ns.reshape(x._data, shape, copy=copy), dev)
     except (ValueError, TypeError) as e:
+        if None in x.shape:
+            raise ValueError(
+                f"reshape: cannot reshape an array of shape {x.shape} to {shape}: its size is "
+                "unknown until computed."
+            ) from e
         raise type(e)(f"reshape: cannot reshape an array of shape {x.shape} to {shape}: {e}") from e
 
 
 def roll(
     x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None
 ) -> Array:
-    """Roll elements along ``axis`` (flattened when None), wrapping around."""
+    """Roll elements along ``axis``, wrapping around.
+
+    Parameters
+    ----------
+    x : Array
+    shift : int or tuple of int
+        One shift, or one per axis.
+    axis : int or tuple of int, optional
+        ``None`` rolls the flattened array (and restores the shape).
+
+    Returns
+    -------
+    Array
+    """
     x = expect_array("roll", x)
+    if None in (x.shape if axis is None else [x.shape[normalize_axis("roll", a, x.ndim)]
+                                              for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]):  # fmt: skip
+        shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+        if all(s == 0 for s in shifts):
+            return result(x._data, x._device)  # nothing moves
+        raise ValueError(
+            f"roll: rolling an axis of unknown size (shape {x.shape}) needs the size, "
+            "unknown until computed."
+        )
+    if axis is not None:
+        many = axis if isinstance(axis, (tuple, list)) else (axis,)
+        axis = tuple(normalize_axis("roll", a, x.ndim) for a in many)
+        shifts = shift if isinstance(shift, (tuple, list)) else (shift,) * len(axis)
+        if len(shifts) != len(axis):
+            raise ValueError(
+                f"roll: {len(shifts)} shifts for {len(axis)} axes; give one shift per axis."
+            )
+        shift = tuple(shifts)
     return result(x._device.ns.roll(x._data, shift, axis=axis), x._device)
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
-    """Remove the given size-1 axes."""
+    """Remove the given size-1 axes.
+
+    Parameters
+    ----------
+    x : Array
+    axis : int or tuple of int
+        Each of size 1.
+
+    Returns
+    -------
+    Array
+    """
     x = expect_array("squeeze", x)
-    return result(x._device.ns.squeeze(x._data, axis=axis), x._device)
+    axes = _axis_list("squeeze", axis, x.ndim, "axis")
+    for a in axes:
+        if x.shape[a] != 1:
+            size = "unknown until computed" if x.shape[a] is None else str(x.shape[a])
+            raise ValueError(
+                f"squeeze: axis {a} of shape {x.shape} has size {size}; only axes of "
+                "size 1 can be removed."
+            )
+    return result(x._device.ns.squeeze(x._data, axis=axes), x._device)
 
 
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:

@@ -385,11 +385,25 @@ def _decide(p: Promotion) -> None:
 
 # Python's once-per-location registry (the "default", "module" and "once" filter
 # actions) is cleared whenever the filters change, and every warnings.catch_warnings()
-# block changes them on entry and exit; Dask enters such blocks while building
-# graphs, so a promotion on DASK would warn again at every run of the same line.
-# Which locations have been shown is kept here instead, per filter configuration.
-_SHOWN: OrderedDict[tuple[Any, ...], set[tuple[Any, ...]]] = OrderedDict()
+# block changes them on entry and exit (python/cpython#73858); Dask enters such
+# blocks while building graphs, so a promotion on DASK would warn again at every
+# run of the same line. Which locations have been shown is kept here instead, per
+# filter list (catch_warnings gives each block its own list and puts the old one
+# back) and its contents (a new filter starts afresh, as in Python).
+_SHOWN: OrderedDict[int, tuple[list[Any], tuple[Any, ...], set[tuple[Any, ...]]]] = OrderedDict()
 _SHOWN_LOCK = threading.Lock()
+
+
+def _shown_here() -> set[tuple[Any, ...]]:
+    """The locations shown under the filters in force (call with the lock held)."""
+    filters: list[Any] = warnings.filters  # type: ignore[assignment]
+    entry = _SHOWN.get(id(filters))
+    if entry is None or entry[0] is not filters or entry[1] != tuple(filters):
+        # the list itself is kept in the entry, so its id is not reused while cached
+        entry = _SHOWN[id(filters)] = (filters, tuple(filters), set())
+        while len(_SHOWN) > 64:
+            _SHOWN.popitem(last=False)
+    return entry[2]
 
 
 def _action(text: str, category: type[Warning], module: str, lineno: int) -> str:
@@ -414,9 +428,7 @@ def _warn(text: str, frame: FrameType | None, level: int) -> None:
         if action in where:
             key = (text, where[action])
             with _SHOWN_LOCK:
-                shown = _SHOWN.setdefault(tuple(warnings.filters), set())
-                if len(_SHOWN) > 64:
-                    _SHOWN.popitem(last=False)
+                shown = _shown_here()
                 if key in shown:
                     return
                 shown.add(key)

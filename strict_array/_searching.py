@@ -4,28 +4,77 @@ from __future__ import annotations
 
 from . import _policy as policy
 from ._array import Array, as_scalar, common_device, expect_array, result
+from ._broadcasting import normalize_axes, normalize_axis
 from ._errors import ARRAY_OR_SCALAR
+from ._statistical import check_nonempty
 from ._typing import Scalar
 
 
+def _arg_reduce(op: str, x: Array, axis: int | None, keepdims: bool) -> Array:
+    x = expect_array(op, x)
+    axes = normalize_axes(op, axis, x.ndim)
+    check_nonempty(op, x.shape, axes)
+    backend_axis = None if axis is None else normalize_axis(op, axis, x.ndim)
+    return result(
+        getattr(x._device.ns, op)(x._data, axis=backend_axis, keepdims=keepdims), x._device
+    )
+
+
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
-    """Index of the first maximum along ``axis`` (of the flattened array if None)."""
-    x = expect_array("argmax", x)
-    return result(x._device.ns.argmax(x._data, axis=axis, keepdims=keepdims), x._device)
+    """Index of the first maximum along ``axis`` (of the flattened array if None).
+
+    Parameters
+    ----------
+    x : Array
+    axis : int, optional
+    keepdims : bool, default False
+
+    Returns
+    -------
+    Array
+        Of the default indexing dtype (int64).
+    """
+    return _arg_reduce("argmax", x, axis, keepdims)
 
 
 def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
-    """Index of the first minimum along ``axis`` (of the flattened array if None)."""
-    x = expect_array("argmin", x)
-    return result(x._device.ns.argmin(x._data, axis=axis, keepdims=keepdims), x._device)
+    """Index of the first minimum along ``axis`` (of the flattened array if None).
+
+    Parameters
+    ----------
+    x : Array
+    axis : int, optional
+    keepdims : bool, default False
+
+    Returns
+    -------
+    Array
+        Of the default indexing dtype (int64).
+    """
+    return _arg_reduce("argmin", x, axis, keepdims)
 
 
 def count_nonzero(
     x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
 ) -> Array:
-    """Number of non-zero elements along ``axis`` (default dtype int64)."""
+    """Number of non-zero elements along ``axis`` (default dtype int64).
+
+    Parameters
+    ----------
+    x : Array
+    axis : int or tuple of int, optional
+    keepdims : bool, default False
+
+    Returns
+    -------
+    Array
+    """
     x = expect_array("count_nonzero", x)
-    return result(x._device.ns.count_nonzero(x._data, axis=axis, keepdims=keepdims), x._device)
+    axes = normalize_axes("count_nonzero", axis, x.ndim)
+    data = x._device.ns.count_nonzero(
+        x._data, axis=None if axis is None else axes, keepdims=keepdims
+    )
+    return result(data, x._device)
 
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:

@@ -3,17 +3,48 @@
 from __future__ import annotations
 
 from ._array import Array, expect_array, result
+from ._broadcasting import normalize_axis
+
+
+def _sort(op: str, x: Array, axis: int, descending: bool, stable: bool) -> Array:
+    x = expect_array(op, x)
+    axis = normalize_axis(op, axis, x.ndim)
+    data = getattr(x._device.ns, op)(x._data, axis=axis, descending=descending, stable=stable)
+    return result(data, x._device)
 
 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
-    """Indices that sort ``x`` along ``axis`` (stable by default)."""
-    x = expect_array("argsort", x)
-    data = x._device.ns.argsort(x._data, axis=axis, descending=descending, stable=stable)
-    return result(data, x._device)
+    """Indices that sort ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+    axis : int, default -1
+    descending : bool, default False
+    stable : bool, default True
+        Equal elements keep their order.
+
+    Returns
+    -------
+    Array
+        Of the default indexing dtype (int64).
+    """
+    return _sort("argsort", x, axis, descending, stable)
 
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
-    """Sorted copy of ``x`` along ``axis`` (NaNs last)."""
-    x = expect_array("sort", x)
-    data = x._device.ns.sort(x._data, axis=axis, descending=descending, stable=stable)
-    return result(data, x._device)
+    """Sorted copy of ``x`` along ``axis`` (NaNs last).
+
+    Parameters
+    ----------
+    x : Array
+    axis : int, default -1
+    descending : bool, default False
+    stable : bool, default True
+        Equal elements keep their order.
+
+    Returns
+    -------
+    Array
+    """
+    return _sort("sort", x, axis, descending, stable)

@@ -5,87 +5,195 @@ from __future__ import annotations
 from typing import Any
 
 from ._array import Array, common_device, expect_array, result
+from ._broadcasting import normalize_axes, normalize_axis
 from ._dtypes import as_dtype
+from ._typing import Axis, DTypeLike
 
-Axis = int | tuple[int, ...] | None
 
-
-def _reduce(op: str, x: Array, **kwargs: Any) -> Array:
+def _reduce(op: str, x: Array, axis: Axis, keepdims: bool, **kwargs: Any) -> Array:
+    """A reduction over ``axis``: axes validated here, the rest by the backend."""
     x = expect_array(op, x)
-    return result(getattr(x._device.ns, op)(x._data, **kwargs), x._device)
+    axes = normalize_axes(op, axis, x.ndim)
+    if op in _NO_IDENTITY:
+        check_nonempty(op, x.shape, axes)
+    backend_axis = None if axis is None else axes
+    return result(
+        getattr(x._device.ns, op)(x._data, axis=backend_axis, keepdims=keepdims, **kwargs),
+        x._device,
+    )
+
+
+#: reductions without an identity: an empty reduced axis has no result
+_NO_IDENTITY = {"max": "maximum", "min": "minimum", "argmax": "argmax", "argmin": "argmin"}
+
+
+def check_nonempty(op: str, shape: tuple[int | None, ...], axes: tuple[int, ...]) -> None:
+    """A reduction without an identity (max, argmax, ...) over an axis of known size 0
+    is an error when built, as NumPy raises it (on a lazy device it would wait)."""
+    empty = [a for a in axes if shape[a] == 0]
+    if empty:
+        raise ValueError(
+            f"{op}: cannot reduce axis {empty[0]} of shape {shape}, which is empty: "
+            f"{op} has no identity (NumPy: zero-size array to reduction operation "
+            f"{_NO_IDENTITY[op]} which has no identity)."
+        )
+
+
+_REDUCTION_DOC = """{summary}
+
+    Parameters
+    ----------
+    x : Array
+    axis : int or tuple of int, optional
+        The axes to reduce; all by default.
+    {extra}keepdims : bool, default False
+        Keep the reduced axes as size 1 (then the result broadcasts against ``x``
+        with no ``broadcast_dimensions``).
+
+    Returns
+    -------
+    Array
+    """
 
 
 def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
-    """Maximum along ``axis`` (NaN propagates); real dtypes only."""
-    return _reduce("max", x, axis=axis, keepdims=keepdims)
+    return _reduce("max", x, axis, keepdims)
 
 
 def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
-    """Minimum along ``axis`` (NaN propagates); real dtypes only."""
-    return _reduce("min", x, axis=axis, keepdims=keepdims)
+    return _reduce("min", x, axis, keepdims)
 
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
-    """Arithmetic mean along ``axis`` (floating dtypes)."""
-    return _reduce("mean", x, axis=axis, keepdims=keepdims)
+    return _reduce("mean", x, axis, keepdims)
 
 
-def prod(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    """Product along ``axis``; integers accumulate in (u)int64 unless ``dtype`` is given."""
-    return _reduce("prod", x, axis=axis, dtype=as_dtype(dtype, "prod"), keepdims=keepdims)
+def prod(
+    x: Array, /, *, axis: Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False
+) -> Array:
+    return _reduce("prod", x, axis, keepdims, dtype=as_dtype(dtype, "prod"))
 
 
-def sum(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    """Sum along ``axis``; integers accumulate in (u)int64 unless ``dtype`` is given.
-
-    Use ``keepdims=True`` when the result will meet ``x`` again (``x - sum(x, axis=1,
-    keepdims=True)``): equal ranks need no ``broadcast_dimensions``.
-    """
-    return _reduce("sum", x, axis=axis, dtype=as_dtype(dtype, "sum"), keepdims=keepdims)
+def sum(
+    x: Array, /, *, axis: Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False
+) -> Array:
+    return _reduce("sum", x, axis, keepdims, dtype=as_dtype(dtype, "sum"))
 
 
 def std(
     x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False
 ) -> Array:
-    """Standard deviation along ``axis`` with ``correction`` degrees of freedom removed."""
-    return _reduce("std", x, axis=axis, correction=correction, keepdims=keepdims)
+    return _reduce("std", x, axis, keepdims, correction=correction)
 
 
 def var(
     x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False
 ) -> Array:
-    """Variance along ``axis`` with ``correction`` degrees of freedom removed."""
-    return _reduce("var", x, axis=axis, correction=correction, keepdims=keepdims)
-
-
-def cumulative_sum(
-    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
-) -> Array:
-    """Cumulative sum along ``axis`` (required unless ``x`` is 1-D)."""
-    return _reduce(
-        "cumulative_sum", x, axis=axis, dtype=as_dtype(dtype, "cumulative_sum"),
-        include_initial=include_initial,
-    )  # fmt: skip
-
-
-def cumulative_prod(
-    x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
-) -> Array:
-    """Cumulative product along ``axis`` (required unless ``x`` is 1-D)."""
-    return _reduce(
-        "cumulative_prod", x, axis=axis, dtype=as_dtype(dtype, "cumulative_prod"),
-        include_initial=include_initial,
-    )  # fmt: skip
+    return _reduce("var", x, axis, keepdims, correction=correction)
 
 
 def all(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
-    """True if every element along ``axis`` is non-zero."""
-    return _reduce("all", x, axis=axis, keepdims=keepdims)
+    return _reduce("all", x, axis, keepdims)
 
 
 def any(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
-    """True if any element along ``axis`` is non-zero."""
-    return _reduce("any", x, axis=axis, keepdims=keepdims)
+    return _reduce("any", x, axis, keepdims)
+
+
+_DTYPE = """dtype : dtype, optional
+        Accumulate (and return) in this dtype; integers accumulate in (u)int64
+        by default.
+    """
+_CORRECTION = """correction : int or float, default 0
+        Degrees of freedom removed (1 for the unbiased sample estimate).
+    """
+for _f, _summary, _extra in (
+    (max, "Maximum along ``axis`` (NaN propagates); an empty axis is an error.", ""),
+    (min, "Minimum along ``axis`` (NaN propagates); an empty axis is an error.", ""),
+    (mean, "Arithmetic mean along ``axis`` (floating dtypes).", ""),
+    (prod, "Product along ``axis``.", _DTYPE),
+    (sum, "Sum along ``axis``.", _DTYPE),
+    (std, "Standard deviation along ``axis``.", _CORRECTION),
+    (var, "Variance along ``axis``.", _CORRECTION),
+    (all, "True if every element along ``axis`` is non-zero.", ""),
+    (any, "True if any element along ``axis`` is non-zero.", ""),
+):
+    _f.__doc__ = _REDUCTION_DOC.format(summary=_summary, extra=_extra)
+
+
+def _cumulative(
+    op: str, x: Array, axis: int | None, dtype: DTypeLike | None, include_initial: bool
+) -> Array:
+    x = expect_array(op, x)
+    if x.ndim == 0:
+        raise ValueError(f"{op}: x must have at least one axis, got a 0-d array.")
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(
+                f"{op}: axis is required for an array of {x.ndim} dimensions (shape {x.shape})."
+            )
+        axis = 0
+    axis = normalize_axis(op, axis, x.ndim)
+    data = getattr(x._device.ns, op)(
+        x._data, axis=axis, dtype=as_dtype(dtype, op), include_initial=include_initial
+    )
+    return result(data, x._device)
+
+
+def cumulative_sum(
+    x: Array,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    include_initial: bool = False,
+) -> Array:
+    """Cumulative sum along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        At least 1-D.
+    axis : int, optional
+        Required unless ``x`` is 1-D.
+    dtype : dtype, optional
+        Accumulate (and return) in this dtype.
+    include_initial : bool, default False
+        Start with the sum of nothing (0): the result is one longer along ``axis``.
+
+    Returns
+    -------
+    Array
+    """
+    return _cumulative("cumulative_sum", x, axis, dtype, include_initial)
+
+
+def cumulative_prod(
+    x: Array,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    include_initial: bool = False,
+) -> Array:
+    """Cumulative product along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        At least 1-D.
+    axis : int, optional
+        Required unless ``x`` is 1-D.
+    dtype : dtype, optional
+        Accumulate (and return) in this dtype.
+    include_initial : bool, default False
+        Start with the product of nothing (1): the result is one longer along ``axis``.
+
+    Returns
+    -------
+    Array
+    """
+    return _cumulative("cumulative_prod", x, axis, dtype, include_initial)
 
 
 def diff(
@@ -103,6 +211,11 @@ def diff(
     """
     arrays = [x] + [a for a in (prepend, append) if a is not None]
     dev = common_device("diff", arrays)
+    if x.ndim == 0:
+        raise ValueError("diff: x must have at least one axis, got a 0-d array.")
+    axis = normalize_axis("diff", axis, x.ndim)
+    if n < 0:
+        raise ValueError(f"diff: n must be non-negative, got {n}.")
     for name, a in (("prepend", prepend), ("append", append)):
         if a is not None and a.ndim != x.ndim:
             raise ValueError(f"diff: {name} of shape {a.shape} must have the rank of x {x.shape}.")

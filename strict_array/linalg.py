@@ -10,6 +10,7 @@ from typing import Any, Literal, NamedTuple
 
 from . import _policy as policy
 from ._array import Array, common_device, expect_array, result
+from ._broadcasting import normalize_axis
 from ._dtypes import as_dtype
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 
@@ -76,6 +77,14 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Cross product of 3-vectors along ``axis``; ``x1`` and ``x2`` need equal ranks."""
     dev = common_device("linalg.cross", (x1, x2))
     policy.operands("linalg.cross", x1.shape, x2.shape)
+    for name, s in (("x1", x1.shape), ("x2", x2.shape)):
+        size = s[normalize_axis("linalg.cross", axis, len(s))]
+        if size != 3:
+            raise ValueError(
+                f"linalg.cross: {name} of shape {s} has size "
+                f"{'unknown until computed' if size is None else size} along axis {axis}; "
+                "cross products are of 3-vectors."
+            )
     return result(dev.ns.linalg.cross(x1._data, x2._data, axis=axis), dev)
 
 

@@ -30,17 +30,32 @@ def _unknown(size: float) -> bool:
     return size != size  # Dask marks an unknown size with NaN
 
 
-def _multi_array_key(parts: tuple) -> bool:
-    """A key of ints and integer index arrays that Dask's own indexing refuses
-    (several index arrays, or one of more than one dimension)."""
-    arrays = [k for k in parts if isinstance(k, _INDEX_ARRAYS)]
-    return (
-        bool(arrays)
-        and all(
-            type(k) is int or (isinstance(k, _INDEX_ARRAYS) and k.dtype.kind in "iu") for k in parts
-        )
-        and (len(arrays) > 1 or arrays[0].ndim != 1)
-    )
+def _is_integer(k: Any) -> bool:
+    return type(k) is int or (isinstance(k, _INDEX_ARRAYS) and k.dtype.kind in "iu")
+
+
+def _advanced_key(data: da.Array, parts: tuple) -> tuple[tuple, tuple] | None:
+    """A key with integer index arrays that Dask's own indexing refuses or gets wrong
+    (several of them, one of another rank than 1, or one with integers), as
+    ``(basic, integers)``: first the basic key (its slices, integer entries as full
+    slices), then one integer entry per axis of the result (others full slices).
+    None for any other key (Dask's own indexing serves it)."""
+    arrays = [k for k in parts if isinstance(k, _INDEX_ARRAYS) and k.dtype.kind in "iu"]
+    if not arrays or any(k is None for k in parts):
+        return None
+    if any(isinstance(k, _INDEX_ARRAYS) and k.dtype == bool for k in parts):
+        return None
+    ints = [k for k in parts if type(k) is int]
+    if len(arrays) == 1 and arrays[0].ndim == 1 and not ints:
+        return None
+    if Ellipsis in [k for k in parts if not isinstance(k, _INDEX_ARRAYS)]:
+        i = next(i for i, k in enumerate(parts) if k is Ellipsis)
+        fill = (slice(None),) * (data.ndim - (len(parts) - 1))
+        parts = parts[:i] + fill + parts[i + 1 :]
+    parts = parts + (slice(None),) * (data.ndim - len(parts))
+    basic = tuple(slice(None) if _is_integer(k) else k for k in parts)
+    integers = tuple(k if _is_integer(k) else slice(None) for k in parts)
+    return basic, integers
 
 
 def _gather_points(data: da.Array, parts: tuple) -> da.Array:
@@ -61,6 +76,23 @@ def _gather_points(data: da.Array, parts: tuple) -> da.Array:
     stacked = reshape(data, (int(np.prod(lead, dtype=np.int64)), *rest))
     out = take(stacked, reshape(flat, (-1,)), axis=0)
     return reshape(out, (*indices[0].shape, *rest))
+
+
+def _gather(data: da.Array, basic: tuple, integers: tuple) -> da.Array:
+    """NumPy's advanced integer indexing: the indexed axes are moved to the front and
+    gathered in one ``take``; the result's axes go where NumPy puts them (in place
+    of adjacent indexed axes, else first)."""
+    if any(type(b) is not slice or b != slice(None) for b in basic):
+        data = data[basic]
+    indexed = [i for i, k in enumerate(integers) if not isinstance(k, slice)]
+    others = [i for i in range(data.ndim) if i not in indexed]
+    out = _gather_points(data.transpose(indexed + others), tuple(integers[i] for i in indexed))
+    n_index = out.ndim - len(others)
+    if indexed == list(range(indexed[0], indexed[-1] + 1)) and indexed[0] > 0:
+        lead = list(range(n_index, n_index + indexed[0]))
+        order = lead + list(range(n_index)) + list(range(n_index + indexed[0], out.ndim))
+        out = out.transpose(order)
+    return out
 
 
 def _axis_of(parts: tuple, position: int, ndim: int) -> int:
@@ -89,14 +121,20 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     """``data[key]`` for keys holding index arrays."""
     key = _checked_key(data, key)
     parts = key if isinstance(key, tuple) else (key,)
-    if _multi_array_key(parts):
-        return _gather_points(data, parts)
+    advanced = _advanced_key(data, parts)
+    if advanced is not None:
+        return _gather(data, *advanced)
     if isinstance(key, _INDEX_ARRAYS) and key.dtype == bool and 0 in key.shape:
         # an empty mask selects nothing (Dask's broadcast refuses it)
         return da.empty((0, *data.shape[key.ndim :]), dtype=data.dtype, chunks=-1)
     if isinstance(key, _INDEX_ARRAYS) and key.dtype == bool and key.ndim == 0:
         # a 0-d mask adds an axis of length 0 or 1 (Dask takes only 1-D or full masks)
         return data[None][key.reshape((1,))]
+    position = _mask_position(parts)
+    if position is not None and parts[position].ndim == data.ndim:
+        return data[parts[position]]  # Dask takes a full-rank mask alone, not with `...`
+    if position is not None and 1 < parts[position].ndim < data.ndim:
+        return _merged_mask(data, parts, position, lambda merged, key: merged[key])
     out = data[key]
     arrays = [i for i, k in enumerate(parts) if isinstance(k, _INDEX_ARRAYS)]
     rest_is_full = all(
@@ -109,6 +147,24 @@ def getitem(data: da.Array, key: Any) -> da.Array:
         if parts[p].ndim == 1:
             out = with_index_length(out, _axis_of(parts, p, data.ndim), parts[p])
     return out
+
+
+def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any:
+    """A k-D boolean mask on some of the axes (Dask takes 1-D or full-rank masks): those
+    axes merged into one and the mask raveled; ``apply(merged, key)`` does the work."""
+    mask = parts[position]
+    axis = _axis_of(parts, position, data.ndim)
+    k = mask.ndim
+    sizes = data.shape[axis : axis + k]
+    if any(_unknown(s) for s in sizes):
+        raise ValueError(
+            f"a {k}-D boolean index on axes of unknown size ({_show(data.shape)}) cannot be "
+            "used until the sizes are known (unknown until computed)."
+        )
+    merged_shape = (*data.shape[:axis], int(np.prod(sizes)), *data.shape[axis + k :])
+    merged = reshape(data, merged_shape)
+    flat = mask.reshape((-1,))
+    return apply(merged, (slice(None),) * axis + (flat,))
 
 
 # --- assignment ---------------------------------------------------------------------
@@ -141,6 +197,18 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
     key = _checked_key(data, key)
     parts = key if isinstance(key, tuple) else (key,)
     region = getitem(data, key).shape
+    if any(k is None for k in parts):  # Dask's setitem takes no new axes: drop them
+        parts = tuple(k for k in parts if k is not None)
+        key = parts if len(parts) != 1 else parts[0]
+        narrower = getitem(data, key).shape
+        if isinstance(value, da.Array):
+            if any(_unknown(s) for s in region):
+                raise ValueError(
+                    "assigning through a key with new axes (None) needs the region's size, "
+                    f"unknown until computed ({_show(region)})."
+                )
+            value = reshape(da.broadcast_to(value, region), narrower)
+        region = narrower
     if any(s == 0 for s in region):  # nothing selected (dask/dask#11800)
         return data
     position = _mask_position(parts)
@@ -153,8 +221,10 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
             "leading axes, or make the sizes known first (strict_array.persist, or "
             "strict_array.known_sizes)."
         )
-    if _multi_array_key(parts):  # Dask's setitem takes one index array: one flat index
-        flat = _gather_points(da.arange(data.size, chunks=-1).reshape(data.shape), parts)
+    advanced = _advanced_key(data, parts)
+    if advanced is not None:  # Dask's setitem takes one 1-D index array: one flat index
+        positions = da.arange(data.size, chunks=-1).reshape(data.shape)
+        flat = _gather(positions.rechunk(data.chunks), *advanced)
         out = reshape(data, (-1,)).copy()
         out[reshape(flat, (-1,))] = (
             reshape(da.broadcast_to(value, flat.shape), (-1,))
@@ -170,11 +240,20 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
 def _fill(data: da.Array, value: Any) -> da.Array:
     """``data[...] = value`` block by block (Dask's where and setitem broadcast with
     ``broadcast_to``, which refuses unknown sizes)."""
-    if isinstance(value, da.Array) and value.shape == data.shape and value.chunks == data.chunks:
-        return value
     if not isinstance(value, da.Array):
         return da.map_blocks(_full_like, data, value=value, dtype=data.dtype)
-    return da.map_blocks(_full_like, data, value, dtype=data.dtype)
+    if not any(_unknown(s) for s in data.shape + value.shape):
+        return da.broadcast_to(value, data.shape).rechunk(data.chunks)
+    if _same_chunks(value.chunks, data.chunks):  # the same unknown sizes: the value itself
+        return value
+    return da.map_blocks(_full_like, data, value, dtype=data.dtype)  # blocks broadcast
+
+
+def _same_chunks(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(
+        len(x) == len(y) and all(p == q or (_unknown(p) and _unknown(q)) for p, q in zip(x, y))
+        for x, y in zip(a, b)
+    )
 
 
 def _full_like(block: np.ndarray, value: Any) -> np.ndarray:
@@ -205,6 +284,8 @@ def _assign_through_mask(
     if selected >= 0 and value.shape[selected] != 1:
         if k == 1 and selected == axis:
             return _scatter_blocks(data, mask, axis, value)
+        if k == 0:  # a 0-d mask selects all of data or nothing: a value of 0 or 1 rows
+            return _assign_all_or_nothing(data, mask, value)
         raise ValueError(
             f"assigning values of shape {_show(value.shape)} through a {k}-D mask needs the "
             "number of selected elements, unknown until computed; assign one value per "
@@ -216,6 +297,26 @@ def _assign_through_mask(
     if value.ndim > trail:  # the mask's axes come back as size-1 axes
         value = value[(Ellipsis, *(None,) * k, *(slice(None),) * trail)]
     return da.where(condition, value, data).astype(data.dtype)
+
+
+def _assign_all_or_nothing(data: da.Array, mask: da.Array, value: da.Array) -> da.Array:
+    """``data[mask] = value`` for a 0-d mask: ``value`` has one row (mask True) or none."""
+    if value.ndim == data.ndim:  # no selection axis: the value itself broadcasts
+        return da.where(mask, value, data).astype(data.dtype)
+    if value.numblocks[0] != 1:  # (a value from data[mask] has one block there)
+        value = value.rechunk({0: -1})
+    if not _same_chunks(value.chunks[1:], data.chunks):
+        value = value.rechunk({i + 1: c for i, c in enumerate(data.chunks)})
+    index = tuple(range(1, data.ndim + 1))
+
+    def write(block: np.ndarray, m: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return np.where(m, v[0], block) if m else block
+
+    return da.blockwise(
+        write, index, data, index, mask, (), value, (0, *index),
+        dtype=data.dtype, concatenate=True, align_arrays=False,
+        meta=np.empty((0,) * data.ndim, data.dtype),
+    )  # fmt: skip
 
 
 def _scatter_blocks(data: da.Array, mask: da.Array, axis: int, value: da.Array) -> da.Array:

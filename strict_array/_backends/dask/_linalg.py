@@ -217,10 +217,16 @@ def qr(x: da.Array, /, *, mode: str = "reduced") -> tuple:
     )
 
 
+def _solve_vector(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # NumPy reads a b of more than one dimension as a stack of matrices: a block of
+    # vectors (b broadcast along the batch axes) is one column each
+    return np.linalg.solve(a, b[..., None])[..., 0]
+
+
 def solve(x1: da.Array, x2: da.Array, /) -> da.Array:
     signature = "(m,m),(m)->(m)" if x2.ndim == 1 else "(m,m),(m,k)->(m,k)"
     return gufunc(
-        np.linalg.solve,
+        _solve_vector if x2.ndim == 1 else np.linalg.solve,
         signature,
         x1,
         x2,
@@ -249,9 +255,32 @@ def matrix_norm(x: da.Array, /, *, keepdims: bool = False, ord: Any = "fro") -> 
     """
     import array_api_compat.dask.array as compat
 
+    if 0 in x.shape:  # empty: NumPy's result of nothing (Dask's placeholders are wrong)
+        import array_api_compat.numpy as cnp
+
+        empty = np.empty(x.shape, x.dtype)
+        return da.from_array(np.asarray(cnp.linalg.matrix_norm(empty, keepdims=keepdims, ord=ord)))
     if ord not in ("nuc", 2, -2):
         return compat.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)  # type: ignore[attr-defined]
     values = per_matrix("svdvals")(x)
     reduce = {"nuc": da.sum, 2: da.max, -2: da.min}[ord]
     out = reduce(values, axis=-1)
     return out[..., None, None] if keepdims else out
+
+
+def vector_norm(x: da.Array, /, **kwargs: Any) -> da.Array:
+    """Vector norms of real floating results, as NumPy gives them for integer input
+    (Dask's norm keeps integers for ``ord`` 1 and infinity)."""
+    import array_api_compat.dask.array as compat
+    import array_api_compat.numpy as cnp
+
+    if x.dtype.kind in "biu":
+        x = x.astype(np.float64)
+    axis = kwargs.get("axis")
+    if axis == ():  # no axis to reduce: each element's own norm, block by block
+        return da.map_blocks(lambda b: cnp.linalg.vector_norm(b, **kwargs), x, dtype=x.real.dtype)
+    if 0 in x.shape:  # empty: NumPy's result of nothing (Dask's placeholders are wrong)
+        return da.from_array(
+            np.asarray(cnp.linalg.vector_norm(np.empty(x.shape, x.dtype), **kwargs))
+        )
+    return compat.linalg.vector_norm(x, **kwargs)  # type: ignore[attr-defined]

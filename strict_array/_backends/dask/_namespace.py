@@ -55,6 +55,8 @@ def checked_index(index: Any, size: float, axis: int) -> Any:
         return index
     if _unknown(size):
         return index
+    if size == 0 and index.size:  # (a known number of indices) every index is out of bounds
+        raise IndexError(f"index is out of bounds for axis {axis} with size 0")
 
     def check(block: np.ndarray) -> np.ndarray:
         bad = block[(block < -size) | (block >= size)]
@@ -159,7 +161,24 @@ def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Arra
         x, axis = reshape(x, (-1,)), 0
     if x.shape[axis] == 0:
         return x
+    if isinstance(repeats, da.Array):
+        return _repeat_counts(x, repeats, axis)
     return compat.repeat(x, repeats, axis=axis)  # type: ignore[attr-defined]
+
+
+def _repeat_counts(x: da.Array, repeats: da.Array, axis: int) -> da.Array:
+    """``repeat`` with an array of counts (Dask takes only an int): block by block,
+    each block of ``x`` with its counts; the sizes along ``axis`` become unknown."""
+    if repeats.ndim == 0 or repeats.shape[0] == 1:  # one count for all
+        repeats = da.broadcast_to(repeats.reshape((1,)), (x.shape[axis],))
+    repeats = repeats.rechunk((x.chunks[axis],))
+    chunks = tuple((np.nan,) * len(c) if i == axis else c for i, c in enumerate(x.chunks))
+    # the counts as an array of x's rank (size 1 off the axis), so that blocks pair up
+    counts = repeats.reshape((1,) * axis + (-1,) + (1,) * (x.ndim - axis - 1))
+    return da.map_blocks(
+        lambda block, c: np.repeat(block, c.ravel(), axis=axis), x, counts,
+        chunks=chunks, dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype),
+    )  # fmt: skip
 
 
 def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
@@ -186,12 +205,89 @@ def reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None)
         return x.reshape((-1,)).reshape(shape)
 
 
+_REDUCTIONS = ("sum", "prod", "max", "min", "mean", "std", "var", "all", "any",
+               "argmax", "argmin", "count_nonzero", "cumulative_sum", "cumulative_prod")  # fmt: skip
+
+
+def _reduction(name: str) -> Any:
+    """A reduction that gives NumPy's results where Dask's are wrong: with no axis
+    to reduce (``axis=()``, Dask still reduces) and on empty arrays (Dask's
+    placeholders for empty blocks give wrong shapes, or errors for max and min).
+    Both need no cross-block work: each block, or the empty array, through NumPy."""
+    import array_api_compat.numpy as cnp
+
+    own, numpy = getattr(compat, name), getattr(cnp, name)
+
+    def reduce(x: da.Array, /, *, axis: Any = None, **kwargs: Any) -> da.Array:
+        if axis == () and not name.startswith("cumulative"):
+            meta = numpy(np.empty((1,) * x.ndim, x.dtype), axis=(), **kwargs)
+            return da.map_blocks(lambda b: numpy(b, axis=(), **kwargs), x, dtype=meta.dtype)
+        if 0 in x.shape:  # known to be empty: the result (small) is NumPy's of nothing
+            out = numpy(np.empty(x.shape, x.dtype), axis=axis, **kwargs)
+            return da.from_array(np.asarray(out), chunks=-1)
+        if (
+            axis is None
+            and name in ("argmax", "argmin")
+            and x.ndim > 1
+            and not any(_unknown(s) for s in x.shape)
+        ):
+            # Dask's flat arg-reduction of an n-d array can pick a later one of equal
+            # values; over the flattened array it keeps the first, as NumPy does
+            keepdims = kwargs.pop("keepdims", False)
+            out = own(reshape(x, (-1,)), axis=0, **kwargs)
+            return out.reshape((1,) * x.ndim) if keepdims else out
+        return own(x, axis=axis, **kwargs)
+
+    return reduce
+
+
+def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
+    # Dask sums the partial products of several chunks in the default sum dtype
+    # (int64 for small integers and booleans): keep the promoted dtype, as NumPy does
+    out = compat.matmul(x1, x2)  # type: ignore[attr-defined]
+    dtype = np.result_type(x1.dtype, x2.dtype)
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
 def _clip(x: da.Array, /, min: Any = None, max: Any = None) -> da.Array:
     # array_api_compat broadcasts the bounds with np.broadcast_shapes, which refuses
     # unknown (NaN) sizes; element-wise maximum/minimum broadcast them themselves
     out = x if min is None else da.maximum(x, min)
     out = out if max is None else da.minimum(out, max)
-    return (out if out is not x else da.positive(x)).astype(x.dtype)
+    return out.astype(x.dtype)
+
+
+def _stack(arrays: Any, /, *, axis: int = 0) -> da.Array:
+    # Dask compares the shapes, and NaN equals nothing: arrays of the same unknown
+    # sizes (chunk for chunk) are stacked block by block instead
+    arrays = list(arrays)
+    if not any(_unknown(s) for a in arrays for s in a.shape):
+        return da.stack(arrays, axis=axis)
+    first = arrays[0].chunks
+    if any(len(a.chunks) != len(first) or any(len(p) != len(q) for p, q in zip(a.chunks, first))
+           for a in arrays):  # fmt: skip
+        raise ValueError(
+            "stack: arrays of unknown sizes can be stacked only when their blocks match."
+        )
+    axis %= arrays[0].ndim + 1
+    return da.map_blocks(
+        lambda *blocks: np.stack(blocks, axis=axis), *arrays, new_axis=axis,
+        chunks=(*first[:axis], (len(arrays),), *first[axis:]),
+        dtype=np.result_type(*arrays),
+    )  # fmt: skip
+
+
+def _flip(x: da.Array, /, *, axis: Any = None) -> da.Array:
+    # Dask flips by slicing with step -1, which needs the chunk sizes: along an axis
+    # of unknown size, reverse the order of the blocks and flip each block instead
+    axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    for a in axes:
+        if any(c != c for c in x.chunks[a]):
+            x = x.blocks[(slice(None),) * a + (slice(None, None, -1),)]
+            x = da.map_blocks(lambda block, a=a: np.flip(block, axis=a), x, dtype=x.dtype)
+        else:
+            x = da.flip(x, axis=a)
+    return x
 
 
 def _vecdot(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
@@ -243,7 +339,12 @@ def build_namespace() -> types.SimpleNamespace:
     ns.roll = _roll
     ns.tensordot = _tensordot
     ns.take = _checked_take
+    for name in _REDUCTIONS:
+        setattr(ns, name, _reduction(name))
     ns.clip = _clip
+    ns.flip = _flip
+    ns.stack = _stack
+    ns.matmul = _matmul
     ns.vecdot = _vecdot
     ns.searchsorted = _searchsorted
     ns.linalg = types.SimpleNamespace(
@@ -256,5 +357,7 @@ def build_namespace() -> types.SimpleNamespace:
     ns.linalg.solve = _linalg.solve
     ns.linalg.cross = _linalg.cross
     ns.linalg.matrix_norm = _linalg.matrix_norm
+    ns.linalg.vector_norm = _linalg.vector_norm
+    ns.linalg.matmul = _matmul
     ns.linalg.vecdot = _vecdot
     return ns
