@@ -95,7 +95,7 @@ from ._policy import (
 )
 from ._searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
 from ._set import isin, unique_all, unique_counts, unique_inverse, unique_values
-from ._settings import planning, progress
+from ._settings import known_sizes, planning, progress
 from ._sorting import argsort, sort
 from ._statistical import (
     all,
@@ -141,6 +141,7 @@ __all__ = sorted(
         "get_rank_promotion", "set_rank_promotion", "rank_promotion",
         "RankPromotionPolicy", "get_rank_promotion_policy", "set_rank_promotion_policy",
         "rank_promotion_policy", "compute", "compute_plan", "persist", "planning",
+        "known_sizes",
         "get_default_device", "set_default_device", "default_device",
         "broadcast_in_dim", "sum_to", "fft", "linalg", "progress",
         "from_zarr", "to_zarr", "from_npy", "to_npy", "audit", "AuditReport",

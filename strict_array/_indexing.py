@@ -121,11 +121,7 @@ def _check_key_shapes(op: str, x: Array, key: Any) -> None:
         elif (
             sizes
             and sizes[0] is None
-            and (
-                type(k) is int
-                or (type(k) is slice and k != slice(None))
-                or kind in ("i", "u")
-            )
+            and (type(k) is int or (type(k) is slice and k != slice(None)) or kind in ("i", "u"))
         ):
             raise ValueError(
                 f"{op}: the key {_show(key)} takes a position ({k!r}) on axis {axis} of an "

@@ -9,6 +9,12 @@
   has its own setting (on ``DASK``, the ``dask.config`` keys
   ``strict_array.planning`` and ``strict_array.planning-threshold``).
 
+- A lazy device leaves data-dependent sizes (after boolean masking, ``nonzero``,
+  ``unique_*``) unknown (``None``) until computed; :func:`known_sizes` makes it
+  compute them where they arise, for code that needs sizes as numbers (on
+  ``DASK`` also the ``dask.config`` key ``strict_array.known-sizes``, or the
+  environment variable ``DASK_STRICT_ARRAY__KNOWN_SIZES=1``).
+
 Each setting holds in the current thread or asyncio task (a ContextVar).
 """
 
@@ -110,3 +116,43 @@ def planning(enabled: bool = True, *, threshold: int | str | None = None) -> Ite
         yield
     finally:
         _planning.reset(token)
+
+
+_known_sizes: ContextVar[bool | None] = ContextVar("strict_array_known_sizes", default=None)
+
+
+def current_known_sizes() -> bool | None:
+    """The known-sizes setting in force here (None: the backend's default)."""
+    return _known_sizes.get()
+
+
+@contextlib.contextmanager
+def known_sizes(enabled: bool = True) -> Iterator[None]:
+    """Compute data-dependent sizes where they arise, inside the block.
+
+    On a lazy device the size of ``x[mask]``, ``nonzero(x)`` or ``unique_values(x)``
+    depends on the data, so ``shape`` reports it as ``None`` until computed, and
+    code that uses sizes as numbers (``n = x.shape[0]``, ``range(len(x))``) fails.
+    Inside this block such a result is computed at once (kept in memory, or on
+    the cluster's workers) and its sizes are known: the code works as on an eager
+    device, at the cost of a computation at each such step.
+
+    Parameters
+    ----------
+    enabled : bool, default True
+
+    Examples
+    --------
+    >>> import strict_array as xp
+    >>> x = xp.arange(10.0, device=xp.DASK)
+    >>> x[x > 6.5].shape
+    (None,)
+    >>> with xp.known_sizes():
+    ...     x[x > 6.5].shape
+    (3,)
+    """
+    token = _known_sizes.set(bool(enabled))
+    try:
+        yield
+    finally:
+        _known_sizes.reset(token)

@@ -24,7 +24,7 @@ import dask.array as da
 import numpy as np
 from dask.utils import parse_bytes
 
-from ..._settings import current_planning, show_progress
+from ..._settings import current_known_sizes, current_planning, show_progress
 from . import _plan
 
 #: the dask.config keys of the plan of passes, and their defaults
@@ -112,8 +112,27 @@ def store(datas: Sequence[da.Array], targets: Sequence[Any]) -> None:
     _run([da.store(list(final), list(targets), lock=False, compute=False)], title=title)
 
 
+KNOWN_SIZES_KEY = "strict_array.known-sizes"
+
+
+def _unknown_chunks(data: da.Array) -> bool:
+    return any(c != c for axis in data.chunks for c in axis)  # NaN marks an unknown size
+
+
 def known_sizes(data: da.Array) -> da.Array:
     """``data`` with its unknown (data-dependent) chunk sizes computed."""
-    if any(c != c for axis in data.chunks for c in axis):  # NaN marks an unknown size
-        return data.compute_chunk_sizes()
-    return data
+    return data.compute_chunk_sizes() if _unknown_chunks(data) else data
+
+
+def sizes_as_asked(*datas: da.Array) -> list[da.Array]:
+    """``datas`` as they are, or, where ``strict_array.known_sizes`` (or the
+    ``strict_array.known-sizes`` dask.config key) asks for it, persisted together
+    (the work is not done again when their values are needed) with their sizes."""
+    if not any(_unknown_chunks(d) for d in datas):
+        return list(datas)
+    asked = current_known_sizes()
+    if asked is None:
+        asked = bool(dask.config.get(KNOWN_SIZES_KEY, False))
+    if not asked:
+        return list(datas)
+    return [known_sizes(d) for d in persist(datas)]

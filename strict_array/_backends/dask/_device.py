@@ -96,7 +96,7 @@ class DaskDevice(Device):
         return index  # Dask takes NumPy index arrays, and then knows the result's size
 
     def getitem(self, data: da.Array, key: Any) -> da.Array:
-        return _indexing.getitem(data, key)
+        return _compute.sizes_as_asked(_indexing.getitem(data, key))[0]
 
     def assign(self, data: da.Array, key: Any, value: Any) -> da.Array:
         return _indexing.assign(data, key, value)

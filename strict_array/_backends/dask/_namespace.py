@@ -249,6 +249,21 @@ def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
     return out if out.dtype == dtype else out.astype(dtype)
 
 
+def _sizes_as_asked(func: Any) -> Any:
+    """A function whose results may have data-dependent sizes: known at once where
+    ``strict_array.known_sizes`` asks for it."""
+    from ._compute import sizes_as_asked
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        out = func(*args, **kwargs)
+        if not isinstance(out, tuple):
+            return sizes_as_asked(out)[0]
+        known = sizes_as_asked(*out)
+        return type(out)(*known) if hasattr(out, "_fields") else tuple(known)
+
+    return call
+
+
 def _clip(x: da.Array, /, min: Any = None, max: Any = None) -> da.Array:
     # array_api_compat broadcasts the bounds with np.broadcast_shapes, which refuses
     # unknown (NaN) sizes; element-wise maximum/minimum broadcast them themselves
@@ -338,6 +353,9 @@ def build_namespace() -> types.SimpleNamespace:
     ns.repeat = _repeat
     ns.roll = _roll
     ns.tensordot = _tensordot
+    for name in ("nonzero", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+                 "repeat"):  # fmt: skip
+        setattr(ns, name, _sizes_as_asked(getattr(ns, name)))
     ns.take = _checked_take
     for name in _REDUCTIONS:
         setattr(ns, name, _reduction(name))
