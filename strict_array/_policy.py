@@ -230,7 +230,11 @@ def set_rank_promotion_policy(
     """
     current = _process[0]
     checked = _check_packages(packages, "set_rank_promotion_policy")
-    mode = current.default if default is None else _check_mode(default, "set_rank_promotion_policy")
+    mode = (
+        current.default
+        if default is None
+        else _check_mode(default, "set_rank_promotion_policy", POLICY_MODES)
+    )
     _process[0] = RankPromotionPolicy(mode, checked, current.report)
 
 

@@ -5,6 +5,11 @@ Options
 ``--rank-promotion=MODE``
     Run the session in ``raise``, ``warn`` or ``allow`` mode, or ``audit``: let
     rank promotions happen, record them, and print the audit table at the end.
+``--rank-promotion-policy=POLICY``
+    A mode per package for the session, as ``STRICT_ARRAY_RANK_PROMOTION`` takes
+    it: ``"raise,sklearn=warn,scipy=audit"`` (a bare mode is the default for all
+    other code; the package is that of the code calling strict_array). The
+    promotions of ``audit`` packages are printed at the end.
 ``--rank-promotion-under=PATH_OR_PACKAGE``
     With ``audit``, show only the sites under a package or path.
 
@@ -20,6 +25,7 @@ promotion in ``warn`` mode, pytest's own ``-W error::strict_array.RankPromotionW
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -37,6 +43,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "every rank promotion and print where they happen.",
     )
     group.addoption(
+        "--rank-promotion-policy",
+        default=None,
+        metavar="POLICY",
+        help="strict_array rank-promotion mode per package for the session, e.g. "
+        "'raise,sklearn=warn,scipy=audit' (a bare mode is the default).",
+    )
+    group.addoption(
         "--rank-promotion-under",
         default=None,
         metavar="PATH_OR_PACKAGE",
@@ -46,39 +59,46 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     mode = config.getoption("rank_promotion", default=None)
-    if mode is None:
+    text = config.getoption("rank_promotion_policy", default=None)
+    if mode is None and text is None:
         return
-    import strict_array as xp
+    from . import _policy
 
+    _STATE["previous"] = _policy._process[0]
     if mode == "audit":
-        _STATE["audit"] = xp.audit()
+        _STATE["audit"] = _policy.audit()
         _STATE["report"] = _STATE["audit"].__enter__()
-    else:
-        _STATE["previous"] = xp.get_rank_promotion()
-        xp.set_rank_promotion(mode)
+    elif mode is not None:
+        _policy.set_rank_promotion(mode)
+    if text is not None:
+        policy = _policy.parse_policy(text, "--rank-promotion-policy")
+        if policy is not None:
+            _policy.set_rank_promotion_policy(policy.packages, policy.default)  # type: ignore[arg-type]
+            _STATE["policy_report"] = _policy.get_rank_promotion_policy().report
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if "audit" in _STATE:
         _STATE.pop("audit").__exit__(None, None, None)
     if "previous" in _STATE:
-        import strict_array as xp
+        from . import _policy
 
-        xp.set_rank_promotion(_STATE.pop("previous"))
+        _policy._process[0] = _STATE.pop("previous")
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    report = _STATE.get("report")
-    if report is None:
-        return
     under = config.getoption("rank_promotion_under", default=None)
-    shown = report.under(under) if under else report
-    terminalreporter.section("strict_array rank promotions")
-    terminalreporter.write_line(str(shown))
+    for key, title in (("report", "rank promotions"), ("policy_report", "audited packages")):
+        report = _STATE.get(key)
+        if report is None or (key == "policy_report" and not report.counts):
+            continue
+        shown = report.under(under) if under else report
+        terminalreporter.section(f"strict_array {title}")
+        terminalreporter.write_line(str(shown))
 
 
 @pytest.fixture
-def rank_promotion_audit():
+def rank_promotion_audit() -> Iterator[Any]:
     """Record (and allow) the rank promotions of one test; yields the report."""
     import strict_array as xp
 

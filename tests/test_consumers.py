@@ -84,6 +84,19 @@ def test_sklearn_warn_mode_names_the_consumer_lines():
     assert any("sklearn" in w.filename for w in record)
 
 
+def test_policy_raises_for_own_code_and_warns_for_sklearn():
+    """The recipe of the audit guide: strict for your code, warnings for a dependency."""
+    policy = xp.rank_promotion_policy({"sklearn": "warn"}, default="raise")
+    with sklearn.config_context(array_api_dispatch=True), policy:
+        with pytest.warns(xp.RankPromotionWarning) as record:
+            z = StandardScaler().fit_transform(xp.asarray(XN))
+        ours = [w for w in record if issubclass(w.category, xp.RankPromotionWarning)]
+        assert ours and all("sklearn" in w.filename for w in ours)
+        with pytest.raises(xp.RankPromotionError, match="subtract"):
+            z - xp.mean(z, axis=0)  # this test's own code
+    np.testing.assert_allclose(np.asarray(z), StandardScaler().fit_transform(XN))
+
+
 def test_scipy_stats_special_signal():
     import scipy.signal
     import scipy.special
