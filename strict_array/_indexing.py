@@ -37,6 +37,9 @@ _FAILED = object()
 def getitem(self: Array, key: Any, /) -> Array:
     """``x[key]``: basic, integer-array and boolean indexing (``Array.__getitem__``)."""
     tk = type(key)
+    dev = self._device
+    if not dev.views:  # a device whose arrays are values: its own indexing, tracked
+        return _checked_getitem(self, key)
     # basic keys go straight to the backend (the result's rank counted on the way);
     # anything else is checked first
     ndim = self._ndim
@@ -59,15 +62,12 @@ def getitem(self: Array, key: Any, /) -> Array:
         r = _FAILED
     if r is _FAILED:  # explained outside the handler, so the error is not chained
         return _checked_getitem(self, key)
-    dev = self._device
     if type(r) is not dev.array_type:
         r = dev.coerce(r)
     out = _object_new(Array)
     out._data = r
     out._device = dev
     out._ndim = ndim
-    if not dev.views:
-        track_view(self, out, key)
     return out
 
 

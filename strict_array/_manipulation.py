@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -316,6 +317,8 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     if type(x) is not Array:
         expect_array("reshape", x)
     dev = x._device
+    if copy is not None or -1 in shape:  # (the common case is checked by the backend)
+        _check_reshape(x.shape, shape)
     try:
         if copy is None:  # the common case: the backend's own fastest reshape, no wrapper
             out = _object_new(Array)
@@ -331,6 +334,22 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
                 "unknown until computed."
             ) from e
         raise type(e)(f"reshape: cannot reshape an array of shape {x.shape} to {shape}: {e}") from e
+
+
+def _check_reshape(old: tuple[int | None, ...], new: Any) -> None:
+    """A shape ``x`` of shape ``old`` can take: the same number of elements, at most one
+    -1 (an unknown size makes the check the data's, on a lazy device)."""
+    new = as_shape(new, "reshape")
+    if sum(1 for s in new if s == -1) > 1 or any(s < -1 for s in new):
+        raise ValueError(f"reshape: {new} may have one -1 and no other negative size.")
+    if None in old:
+        return
+    size = math.prod(old)  # type: ignore[arg-type]
+    known = math.prod(s for s in new if s != -1)
+    if (-1 in new and (known == 0 or size % known)) or (-1 not in new and known != size):
+        raise ValueError(
+            f"reshape: cannot reshape an array of shape {old} ({size} elements) to {new}."
+        )
 
 
 def roll(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
+import numpy as np
+
 from . import _policy as policy
 from ._array import Array, common_device, expect_array, result
 from ._broadcasting import normalize_axis
@@ -59,8 +61,32 @@ def _out(op: str, value: Any, device: Any) -> Any:
     return result(value, device)
 
 
+#: functions of square matrices (the last two axes)
+_SQUARE = {"cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_power",
+           "slogdet", "solve"}  # fmt: skip
+
+
+def _matrices(op: str, x: Array) -> None:
+    """``x`` is a stack of matrices (square ones for ``_SQUARE``): NumPy's errors, when
+    built on every device (a lazy one would wait until computing)."""
+    if x.ndim < 2:
+        raise np.linalg.LinAlgError(
+            f"linalg.{op}: {x.ndim}-dimensional array given; the array must be at least "
+            "two-dimensional (a stack of matrices)."
+        )
+    m, n = x.shape[-2:]
+    if op in _SQUARE and (m != n or m is None):
+        raise np.linalg.LinAlgError(
+            f"linalg.{op}: last 2 dimensions of the array must be square, got shape {x.shape}"
+            + (" (a size unknown until computed cannot be checked)" if None in (m, n) else "")
+            + "."
+        )
+
+
 def _call(op: str, x: Array, *args: Any, **kwargs: Any) -> Any:
     x = expect_array(f"linalg.{op}", x)
+    if op not in ("vector_norm",):
+        _matrices(op, x)
     return _out(op, getattr(x._device.ns.linalg, op)(x._data, *args, **kwargs), x._device)
 
 
@@ -173,6 +199,15 @@ def solve(x1: Array, x2: Array, /) -> Array:
     dev = common_device("linalg.solve", (x1, x2))
     if x2.ndim >= 2:
         policy.stacks("linalg.solve", x1.shape, x2.shape)
+    _matrices("solve", x1)
+    m, rows = x1.shape[-1], x2.shape[0 if x2.ndim == 1 else -2]
+    if m != rows:
+        raise ValueError(
+            f"linalg.solve: x1 of shape {x1.shape} holds {m}x{m} matrices but x2 of shape "
+            f"{x2.shape} has {rows} rows"
+            + (" (a size unknown until computed cannot be checked)" if None in (m, rows) else "")
+            + "."
+        )
     return result(dev.ns.linalg.solve(x1._data, x2._data), dev)
 
 

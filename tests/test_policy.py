@@ -51,7 +51,7 @@ def test_audit_mode_records_only_its_package(packages):
         theirs.promote()
         mine.promote()
     assert report.total == 2 and len(report) == 1
-    ((site, count),) = report.most_common()
+    ((site, _),) = report.most_common()
     assert site.filename == theirs.__file__ and site.operation == "subtract"
 
 

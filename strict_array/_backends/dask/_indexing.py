@@ -21,13 +21,11 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ._namespace import checked_index, reshape, take, with_index_length
+from ._basics import reshape
+from ._basics import unknown as _unknown
+from ._namespace import checked_index, take, with_index_length
 
 _INDEX_ARRAYS = (da.Array, np.ndarray)
-
-
-def _unknown(size: float) -> bool:
-    return size != size  # Dask marks an unknown size with NaN
 
 
 def _is_integer(k: Any) -> bool:
@@ -58,7 +56,7 @@ def _advanced_key(data: da.Array, parts: tuple) -> tuple[tuple, tuple] | None:
     return basic, integers
 
 
-def _gather_points(data: da.Array, parts: tuple) -> da.Array:
+def _gather_points(data: da.Array, parts: tuple, axes: list[int] | None = None) -> da.Array:
     """``data[i, j, ...]`` for integer index arrays (and ints) on the leading axes.
 
     The indexed axes are flattened into one and the broadcast indices become one
@@ -66,16 +64,21 @@ def _gather_points(data: da.Array, parts: tuple) -> da.Array:
     """
     k = len(parts)
     lead, rest = data.shape[:k], data.shape[k:]
+    # broadcast first: only the indices that are used are checked (NumPy's order)
     indices = da.broadcast_arrays(*(da.asarray(p) for p in parts))
     flat = None
     for axis, (index, size) in enumerate(zip(indices, lead)):
         stride = int(np.prod(lead[axis + 1 :], dtype=np.int64))
-        term = checked_index(index, size, axis) * stride
+        term = checked_index(index, size, axis if axes is None else axes[axis]) * stride
         flat = term if flat is None else flat + term
     assert flat is not None
     stacked = reshape(data, (int(np.prod(lead, dtype=np.int64)), *rest))
-    out = take(stacked, reshape(flat, (-1,)), axis=0)
-    return reshape(out, (*indices[0].shape, *rest))
+    out = reshape(take(stacked, reshape(flat, (-1,)), axis=0), (*indices[0].shape, *rest))
+    if 0 in out.shape and not any(isinstance(p, np.ndarray) or type(p) is int for p in parts):
+        # nothing to gather, so no task reads the indices: check them all the same
+        checked = flat.sum()
+        out = da.map_blocks(lambda block, _: block, out, checked, dtype=out.dtype)
+    return out
 
 
 def _gather(data: da.Array, basic: tuple, integers: tuple) -> da.Array:
@@ -85,8 +88,35 @@ def _gather(data: da.Array, basic: tuple, integers: tuple) -> da.Array:
     if any(type(b) is not slice or b != slice(None) for b in basic):
         data = data[basic]
     indexed = [i for i, k in enumerate(integers) if not isinstance(k, slice)]
+    if all(np.ndim(integers[i]) == 0 for i in indexed) and any(_unknown(s) for s in data.shape):
+        # only ints and 0-d index arrays: each removes its axis (last first, so the
+        # others keep their positions), with no reshape that unknown sizes refuse
+        for axis in reversed(indexed):
+            index = integers[axis]
+            if type(index) is int:
+                data = data[(slice(None),) * axis + (index,)]
+            else:
+                flat = checked_index(da.asarray(index).reshape((1,)), data.shape[axis], axis)
+                data = take(data, flat, axis=axis)[(slice(None),) * axis + (0,)]
+        return data
+    if len(indexed) == 1 and any(_unknown(s) for s in data.shape):
+        # one index array among axes of unknown size: a take along its axis (the flat
+        # take below reshapes, which unknown sizes refuse)
+        (axis,) = indexed
+        index = da.asarray(integers[axis])
+        if index.ndim > 1:
+            raise ValueError(
+                f"an index array of {index.ndim} dimensions among axes of unknown size "
+                f"({_show(data.shape)}) cannot be used until the sizes are known (unknown "
+                "until computed)."
+            )
+        flat = checked_index(index.reshape((-1,)), data.shape[axis], axis)
+        out = take(data, flat, axis=axis)
+        return out[(slice(None),) * axis + (0,)] if index.ndim == 0 else out
     others = [i for i in range(data.ndim) if i not in indexed]
-    out = _gather_points(data.transpose(indexed + others), tuple(integers[i] for i in indexed))
+    out = _gather_points(
+        data.transpose(indexed + others), tuple(integers[i] for i in indexed), indexed
+    )
     n_index = out.ndim - len(others)
     if indexed == list(range(indexed[0], indexed[-1] + 1)) and indexed[0] > 0:
         lead = list(range(n_index, n_index + indexed[0]))
@@ -95,12 +125,21 @@ def _gather(data: da.Array, basic: tuple, integers: tuple) -> da.Array:
     return out
 
 
+def _taken(p: Any) -> int:
+    """The axes a key entry indexes: a boolean array its rank, None none, others one."""
+    if p is None:
+        return 0
+    if isinstance(p, _INDEX_ARRAYS) and p.dtype == bool:
+        return p.ndim
+    return 1
+
+
 def _axis_of(parts: tuple, position: int, ndim: int) -> int:
     """The array axis that key entry ``position`` indexes (after an Ellipsis, from the end)."""
     before = parts[:position]
-    if Ellipsis in [p for p in before if not isinstance(p, _INDEX_ARRAYS)]:
-        return ndim - sum(1 for p in parts[position:] if p is not None)
-    return sum(1 for p in before if p is not None)
+    if any(p is Ellipsis for p in before):
+        return ndim - sum(_taken(p) for p in parts[position:])
+    return sum(_taken(p) for p in before)
 
 
 def _checked_key(data: da.Array, key: Any) -> Any:
@@ -117,13 +156,54 @@ def _checked_key(data: da.Array, key: Any) -> Any:
     return tuple(out) if isinstance(key, tuple) else out[0]
 
 
+def _forward_slices(data: da.Array, parts: tuple) -> tuple[tuple, list[int]]:
+    """The key with every negative-step slice on a known axis made a positive-step
+    one over the same elements, and the axes of the selection to flip back.
+
+    Dask's slicing with a negative step mis-counts some (``x[-2::-1]`` of one
+    element gives one, not none), and its assignment fails on them."""
+    if not any(type(p) is slice and p.step is not None and p.step < 0 for p in parts):
+        return parts, []
+    out, flip = [], []
+    axis, region_axis = 0, 0
+    ellipsis = next((i for i, p in enumerate(parts) if p is Ellipsis), None)
+    for p in parts:
+        if p is Ellipsis:
+            skipped = data.ndim - sum(_taken(q) for j, q in enumerate(parts) if j != ellipsis)
+            axis += skipped
+            region_axis += skipped
+        elif p is None:
+            region_axis += 1
+        elif type(p) is slice:
+            size = data.shape[axis]
+            if p.step is not None and p.step < 0 and not _unknown(size):
+                r = range(*p.indices(int(size)))
+                p = slice(r[-1], r[0] + 1, -p.step) if len(r) else slice(0, 0, 1)
+                if len(r) > 1:
+                    flip.append(region_axis)
+            axis += 1
+            region_axis += 1
+        elif isinstance(p, _INDEX_ARRAYS):
+            axis += _taken(p)
+            region_axis += 1
+        else:  # an int
+            axis += 1
+        out.append(p)
+    return tuple(out), flip
+
+
 def getitem(data: da.Array, key: Any) -> da.Array:
-    """``data[key]`` for keys holding index arrays."""
+    """``data[key]``."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if all(type(p) in (int, slice) or p is None or p is Ellipsis for p in parts):
+        forward, flip = _forward_slices(data, parts)
+        out = data[forward]
+        return da.flip(out, axis=tuple(flip)) if flip else out
+    advanced = _advanced_key(data, parts)
+    if advanced is not None:  # (its indices are checked once broadcast together)
+        return _gather(data, *advanced)
     key = _checked_key(data, key)
     parts = key if isinstance(key, tuple) else (key,)
-    advanced = _advanced_key(data, parts)
-    if advanced is not None:
-        return _gather(data, *advanced)
     if isinstance(key, _INDEX_ARRAYS) and key.dtype == bool and 0 in key.shape:
         # an empty mask selects nothing (Dask's broadcast refuses it)
         return da.empty((0, *data.shape[key.ndim :]), dtype=data.dtype, chunks=-1)
@@ -131,6 +211,8 @@ def getitem(data: da.Array, key: Any) -> da.Array:
         # a 0-d mask adds an axis of length 0 or 1 (Dask takes only 1-D or full masks)
         return data[None][key.reshape((1,))]
     position = _mask_position(parts)
+    if position is not None and 0 in parts[position].shape and parts[position].ndim:
+        return _merged_mask(data, parts, position, lambda merged, key: merged[key])
     if position is not None and parts[position].ndim == data.ndim:
         return data[parts[position]]  # Dask takes a full-rank mask alone, not with `...`
     if position is not None and 1 < parts[position].ndim < data.ndim:
@@ -161,8 +243,17 @@ def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any
             f"a {k}-D boolean index on axes of unknown size ({_show(data.shape)}) cannot be "
             "used until the sizes are known (unknown until computed)."
         )
-    merged_shape = (*data.shape[:axis], int(np.prod(sizes)), *data.shape[axis + k :])
-    merged = reshape(data, merged_shape)
+    # the masked axes gathered into one chunk each and merged block by block: the
+    # other axes keep their chunks, of unknown size too
+    data = data.rechunk({a: -1 for a in range(axis, axis + k)})
+    n = int(np.prod(sizes))
+    chunks = (*data.chunks[:axis], (n,), *data.chunks[axis + k :])
+    merged = da.map_blocks(
+        lambda block: block.reshape((*block.shape[:axis], n, *block.shape[axis + k :])),
+        data, chunks=chunks, drop_axis=list(range(axis + 1, axis + k)), dtype=data.dtype,
+    )  # fmt: skip
+    if n == 0:  # an empty mask selects nothing from nothing
+        return merged
     flat = mask.reshape((-1,))
     return apply(merged, (slice(None),) * axis + (flat,))
 
@@ -197,6 +288,11 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
     key = _checked_key(data, key)
     parts = key if isinstance(key, tuple) else (key,)
     region = getitem(data, key).shape
+    if not any(isinstance(p, _INDEX_ARRAYS) for p in parts):  # negative steps made forward
+        parts, flip = _forward_slices(data, parts)
+        if flip and isinstance(value, da.Array):
+            value = da.flip(da.broadcast_to(value, region), axis=tuple(flip))
+        key = parts
     if any(k is None for k in parts):  # Dask's setitem takes no new axes: drop them
         parts = tuple(k for k in parts if k is not None)
         key = parts if len(parts) != 1 else parts[0]
@@ -246,7 +342,13 @@ def _fill(data: da.Array, value: Any) -> da.Array:
         return da.broadcast_to(value, data.shape).rechunk(data.chunks)
     if _same_chunks(value.chunks, data.chunks):  # the same unknown sizes: the value itself
         return value
-    return da.map_blocks(_full_like, data, value, dtype=data.dtype)  # blocks broadcast
+    # block by block: the value's known axes chunked as data's, its size-1 axes broadcast
+    lead = data.ndim - value.ndim
+    value = value.rechunk(
+        {i: data.chunks[lead + i] for i, s in enumerate(value.shape)
+         if s != 1 and not _unknown(s) and not any(_unknown(c) for c in data.chunks[lead + i])}
+    )  # fmt: skip
+    return da.map_blocks(_full_like, data, value, dtype=data.dtype)
 
 
 def _same_chunks(a: tuple, b: tuple) -> bool:
@@ -282,10 +384,17 @@ def _assign_through_mask(
         return da.where(condition, value, data).astype(data.dtype)
     selected = value.ndim - (len(region) - axis)  # the value's axis along the selection
     if selected >= 0 and value.shape[selected] != 1:
-        if k == 1 and selected == axis:
-            return _scatter_blocks(data, mask, axis, value)
         if k == 0:  # a 0-d mask selects all of data or nothing: a value of 0 or 1 rows
             return _assign_all_or_nothing(data, mask, value)
+        if selected == axis and k > 1 and not any(_unknown(s) for s in data.shape[axis : axis + k]):
+            # the masked axes merged into one: a 1-D mask there, then split back
+            merged, flat = _merge_axes(data, mask, axis)
+            out = _assign_through_mask(merged, (slice(None),) * axis + (flat,), axis, value, region)
+            return _split_axis(out, axis, data.shape[axis : axis + k], data.chunks)
+        if k == 1 and selected == axis:
+            if not _unknown(value.shape[axis]):  # a known count: offsets into the value
+                return _scatter_with_offsets(data, mask, axis, value)
+            return _scatter_blocks(data, mask, axis, value)
         raise ValueError(
             f"assigning values of shape {_show(value.shape)} through a {k}-D mask needs the "
             "number of selected elements, unknown until computed; assign one value per "
@@ -297,6 +406,63 @@ def _assign_through_mask(
     if value.ndim > trail:  # the mask's axes come back as size-1 axes
         value = value[(Ellipsis, *(None,) * k, *(slice(None),) * trail)]
     return da.where(condition, value, data).astype(data.dtype)
+
+
+def _merge_axes(data: da.Array, mask: da.Array, axis: int) -> tuple[da.Array, da.Array]:
+    """The axes a k-D mask covers merged into one (one chunk), and the raveled mask."""
+    k = mask.ndim
+    n = int(np.prod(data.shape[axis : axis + k]))
+    data = data.rechunk({a: -1 for a in range(axis, axis + k)})
+    merged = da.map_blocks(
+        lambda block: block.reshape((*block.shape[:axis], n, *block.shape[axis + k :])),
+        data, chunks=(*data.chunks[:axis], (n,), *data.chunks[axis + k :]),
+        drop_axis=list(range(axis + 1, axis + k)), dtype=data.dtype,
+    )  # fmt: skip
+    return merged, mask.reshape((-1,)).rechunk(-1)
+
+
+def _split_axis(merged: da.Array, axis: int, sizes: tuple, chunks: tuple) -> da.Array:
+    """The inverse of :func:`_merge_axes`: axis ``axis`` split back into ``sizes``."""
+    sizes = tuple(int(s) for s in sizes)
+    out = da.map_blocks(
+        lambda block: block.reshape((*block.shape[:axis], *sizes, *block.shape[axis + 1 :])),
+        merged.rechunk({axis: -1}),
+        chunks=(*merged.chunks[:axis], *((s,) for s in sizes), *merged.chunks[axis + 1 :]),
+        new_axis=list(range(axis + 1, axis + len(sizes))), dtype=merged.dtype,
+    )  # fmt: skip
+    return out.rechunk(chunks)
+
+
+def _scatter_with_offsets(data: da.Array, mask: da.Array, axis: int, value: da.Array) -> da.Array:
+    """Per-element values of a known count through a 1-D mask: each block of ``data``
+    takes, from the whole value, the run that starts after the earlier blocks'
+    selections (their counts summed lazily)."""
+    mask = mask.rechunk((data.chunks[axis],)) if not any(
+        _unknown(c) for c in mask.chunks[0]
+    ) else mask  # fmt: skip
+    data = data.rechunk({axis: mask.chunks[0]})
+    counts = da.map_blocks(
+        lambda m: np.array([m.sum()], dtype=np.int64), mask, chunks=((1,) * mask.numblocks[0],),
+        dtype=np.int64,
+    )  # fmt: skip
+    offsets = da.cumsum(counts) - counts
+    others = [i for i in range(data.ndim) if i != axis]
+    value = value.rechunk({axis: -1, **{i: data.chunks[i] for i in others}})
+
+    def write(block: np.ndarray, m: np.ndarray, offset: np.ndarray, v: np.ndarray) -> np.ndarray:
+        start = int(offset[0])
+        out = block.copy()
+        run = v[(slice(None),) * axis + (slice(start, start + int(m.sum())),)]
+        out[(slice(None),) * axis + (m,)] = run
+        return out
+
+    index = tuple(range(data.ndim))
+    value_index = tuple(data.ndim if i == axis else i for i in index)  # the whole value axis
+    return da.blockwise(
+        write, index, data, index, mask, (axis,), offsets, (axis,), value, value_index,
+        dtype=data.dtype, concatenate=True, align_arrays=False,
+        meta=np.empty((0,) * data.ndim, data.dtype),
+    )  # fmt: skip
 
 
 def _assign_all_or_nothing(data: da.Array, mask: da.Array, value: da.Array) -> da.Array:
@@ -324,6 +490,13 @@ def _scatter_blocks(data: da.Array, mask: da.Array, axis: int, value: da.Array) 
     must come in one block per block of the mask (as ``f(data[mask])`` does); each
     block's length is checked against the mask's count when computed."""
     k = mask.ndim
+    if not any(_unknown(c) for c in mask.chunks[0]) and not any(
+        _unknown(c) for c in data.chunks[axis]
+    ):  # the chunking of data[mask] (the mask's or the data's, as Dask aligned them)
+        for chunks in (mask.chunks[0], data.chunks[axis]):
+            if len(chunks) == value.numblocks[axis]:
+                mask = mask.rechunk((chunks,))
+                break
     if k != 1 or value.numblocks[axis] != mask.numblocks[0]:
         raise ValueError(
             "assigning per-element values through a mask needs the values in one block "

@@ -55,6 +55,10 @@ def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
     return da.apply_gufunc(func, signature, *prepared, allow_rechunk=False, **kwargs)
 
 
+def _dims(group: str) -> tuple[str, ...]:
+    return tuple(d.strip() for d in group.split(",") if d.strip())
+
+
 def _blockwise_gufunc(
     func: Any,
     signature: str,
@@ -68,37 +72,34 @@ def _blockwise_gufunc(
     compares their sizes, and NaN equals nothing); the chunks are prepared already,
     so each output is one blockwise call over the blocks."""
     inputs, outputs = signature.split("->")
-    in_cores = [
-        tuple(d.strip() for d in g.split(",") if d.strip())
-        for g in re.findall(r"\(([^)]*)\)", inputs)
-    ]
-    out_cores = [
-        tuple(d.strip() for d in g.split(",") if d.strip())
-        for g in re.findall(r"\(([^)]*)\)", outputs)
-    ]
+    in_cores = [_dims(g) for g in re.findall(r"\(([^)]*)\)", inputs)]
+    out_cores = [_dims(g) for g in re.findall(r"\(([^)]*)\)", outputs)]
     width = max(loops)
     loop = tuple(f"__loop{i}__" for i in range(width))
+    sizes = dict(output_sizes or {})
     pairs: list[Any] = []
-    for a, core, n in zip(args, in_cores, loops):
-        pairs += [a, loop[width - n :] + core]
-    known = {d for core in in_cores for d in core}
+    for i, (a, core, n) in enumerate(zip(args, in_cores, loops)):
+        # each core axis its own (contracted) index: a name repeated in one signature
+        # ("(m,m)") would read as a diagonal to blockwise
+        pairs += [a, loop[width - n :] + tuple(f"__in{i}_{j}__" for j in range(len(core)))]
+        for d, size in zip(core, a.shape[n:]):
+            sizes.setdefault(d, int(size))
     multi = len(out_cores) > 1
     dtypes = output_dtypes if multi else (output_dtypes,)
     results = []
     for i, (core, dtype) in enumerate(zip(out_cores, dtypes)):
-        index = loop + core
-        new_axes = {d: (output_sizes or {})[d] for d in core if d not in known}
+        new = tuple(f"__out{i}_{j}__" for j in range(len(core)))
         pick = (lambda *blocks, i=i: func(*blocks)[i]) if multi else func
         results.append(
             da.blockwise(
                 pick,
-                index,
+                loop + new,
                 *pairs,
                 dtype=dtype,
                 concatenate=True,
                 align_arrays=False,
-                new_axes=new_axes,
-                meta=np.empty((0,) * len(index), dtype),
+                new_axes={n: sizes[d] for n, d in zip(new, core)},
+                meta=np.empty((0,) * (width + len(core)), dtype),
             )
         )
     return tuple(results) if multi else results[0]
@@ -247,24 +248,34 @@ def cross(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
 
 
 def matrix_norm(x: da.Array, /, *, keepdims: bool = False, ord: Any = "fro") -> da.Array:
-    """Matrix norms; the singular-value ones (``"nuc"``, 2, -2) per matrix of a stack.
+    """Matrix norms of each matrix of a stack, from element-wise work and reductions.
 
-    Dask's own norm computes those only for one 2-D matrix (a tall-and-skinny SVD
-    that wants a single column chunk); here they reduce each matrix's singular
-    values, computed by :func:`per_matrix` ``svdvals``.
+    Dask's own norm computes the singular-value norms (``"nuc"``, 2, -2) only for
+    one 2-D matrix, and its max and min fail on the empty blocks that unknown
+    batch sizes bring; here each norm is its definition, with the namespace's
+    reductions (which handle both) and :func:`per_matrix` ``svdvals``.
     """
-    import array_api_compat.dask.array as compat
+    from ._reductions import reduction
 
-    if 0 in x.shape:  # empty: NumPy's result of nothing (Dask's placeholders are wrong)
+    if 0 in x.shape:  # empty: NumPy's result of nothing
         import array_api_compat.numpy as cnp
 
         empty = np.empty(x.shape, x.dtype)
         return da.from_array(np.asarray(cnp.linalg.matrix_norm(empty, keepdims=keepdims, ord=ord)))
-    if ord not in ("nuc", 2, -2):
-        return compat.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)  # type: ignore[attr-defined]
-    values = per_matrix("svdvals")(x)
-    reduce = {"nuc": da.sum, 2: da.max, -2: da.min}[ord]
-    out = reduce(values, axis=-1)
+    if x.dtype.kind in "biu":
+        x = x.astype(np.float64)
+    maximum, minimum = reduction("max"), reduction("min")
+    if ord == "fro":
+        out = da.sqrt(da.sum(da.real(x * da.conj(x)), axis=(-2, -1)))
+    elif ord in ("nuc", 2, -2):
+        values = per_matrix("svdvals")(x)
+        out = {"nuc": da.sum(values, axis=-1), 2: maximum(values, axis=-1),
+               -2: minimum(values, axis=-1)}[ord]  # fmt: skip
+    elif ord in (1, -1, np.inf, -np.inf):
+        sums = da.sum(da.abs(x), axis=-2 if ord in (1, -1) else -1)
+        out = (maximum if ord in (1, np.inf) else minimum)(sums, axis=-1)
+    else:
+        raise ValueError(f"matrix_norm: unsupported ord {ord!r}.")
     return out[..., None, None] if keepdims else out
 
 

@@ -13,7 +13,8 @@ import array_api_compat.dask.array as compat
 import dask.array as da
 import numpy as np
 
-from . import _linalg
+from . import _linalg, _reductions
+from ._basics import reshape, unknown
 
 
 def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
@@ -36,16 +37,12 @@ def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Ar
     return with_index_length(compat.take(x, indices, axis=axis), axis, indices)  # type: ignore[attr-defined]
 
 
-def _unknown(size: float) -> bool:
-    return size != size  # Dask marks an unknown size with NaN
-
-
 def checked_index(index: Any, size: float, axis: int) -> Any:
     """``index`` (integers) with negative entries wrapped; an entry outside
     ``[-size, size)`` raises NumPy's IndexError (when built for a NumPy index,
     when computed for a Dask one)."""
     if isinstance(index, np.ndarray):
-        if index.size and not _unknown(size):
+        if index.size and not unknown(size):
             bad = index[(index < -size) | (index >= size)]
             if bad.size:
                 raise IndexError(
@@ -53,7 +50,7 @@ def checked_index(index: Any, size: float, axis: int) -> Any:
                 )
             return np.where(index < 0, index + int(size), index).astype(np.int64)
         return index
-    if _unknown(size):
+    if unknown(size):
         return index
     if size == 0 and index.size:  # (a known number of indices) every index is out of bounds
         raise IndexError(f"index is out of bounds for axis {axis} with size 0")
@@ -187,6 +184,27 @@ def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
     return compat.roll(x, shift, axis=axis)  # type: ignore[attr-defined]
 
 
+def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
+    reps = tuple(repetitions)
+    x = x[(None,) * max(0, len(reps) - x.ndim)]  # NumPy's leading axes, if more reps
+    reps = (1,) * (x.ndim - len(reps)) + reps
+    # an axis repeated 0 times is emptied block by block (Dask's tile fails on empty
+    # arrays, and its slicing on unknown sizes)
+    for axis, r in enumerate(reps):
+        if r == 0:
+            x = da.map_blocks(
+                lambda b, axis=axis: b[(slice(None),) * axis + (slice(0, 0),)],
+                x, chunks=tuple((0,) * len(c) if i == axis else c for i, c in enumerate(x.chunks)),
+                dtype=x.dtype,
+            )  # fmt: skip
+    reps = tuple(max(r, 1) for r in reps)
+    if all(r == 1 for r in reps):
+        return x
+    if 0 in x.shape and not any(unknown(s) for s in x.shape):
+        return da.zeros(np.tile(np.empty(x.shape, x.dtype), reps).shape, dtype=x.dtype)
+    return compat.tile(x, reps)  # type: ignore[attr-defined]
+
+
 def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     # Dask contracts the wrong axes for negative entries, and sums small integers
     # in (u)int64: normalise the axes and keep the promoted dtype
@@ -195,50 +213,6 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     out = compat.tensordot(x1, x2, axes=axes)  # type: ignore[attr-defined]
     dtype = np.result_type(x1.dtype, x2.dtype)
     return out if out.dtype == dtype else out.astype(dtype)
-
-
-def reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> da.Array:
-    try:
-        return compat.reshape(x, shape, copy=copy)  # type: ignore[attr-defined]
-    except NotImplementedError:
-        # Dask reshapes only by merging or evenly splitting axes: merge all, then split
-        return x.reshape((-1,)).reshape(shape)
-
-
-_REDUCTIONS = ("sum", "prod", "max", "min", "mean", "std", "var", "all", "any",
-               "argmax", "argmin", "count_nonzero", "cumulative_sum", "cumulative_prod")  # fmt: skip
-
-
-def _reduction(name: str) -> Any:
-    """A reduction that gives NumPy's results where Dask's are wrong: with no axis
-    to reduce (``axis=()``, Dask still reduces) and on empty arrays (Dask's
-    placeholders for empty blocks give wrong shapes, or errors for max and min).
-    Both need no cross-block work: each block, or the empty array, through NumPy."""
-    import array_api_compat.numpy as cnp
-
-    own, numpy = getattr(compat, name), getattr(cnp, name)
-
-    def reduce(x: da.Array, /, *, axis: Any = None, **kwargs: Any) -> da.Array:
-        if axis == () and not name.startswith("cumulative"):
-            meta = numpy(np.empty((1,) * x.ndim, x.dtype), axis=(), **kwargs)
-            return da.map_blocks(lambda b: numpy(b, axis=(), **kwargs), x, dtype=meta.dtype)
-        if 0 in x.shape:  # known to be empty: the result (small) is NumPy's of nothing
-            out = numpy(np.empty(x.shape, x.dtype), axis=axis, **kwargs)
-            return da.from_array(np.asarray(out), chunks=-1)
-        if (
-            axis is None
-            and name in ("argmax", "argmin")
-            and x.ndim > 1
-            and not any(_unknown(s) for s in x.shape)
-        ):
-            # Dask's flat arg-reduction of an n-d array can pick a later one of equal
-            # values; over the flattened array it keeps the first, as NumPy does
-            keepdims = kwargs.pop("keepdims", False)
-            out = own(reshape(x, (-1,)), axis=0, **kwargs)
-            return out.reshape((1,) * x.ndim) if keepdims else out
-        return own(x, axis=axis, **kwargs)
-
-    return reduce
 
 
 def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
@@ -276,7 +250,7 @@ def _stack(arrays: Any, /, *, axis: int = 0) -> da.Array:
     # Dask compares the shapes, and NaN equals nothing: arrays of the same unknown
     # sizes (chunk for chunk) are stacked block by block instead
     arrays = list(arrays)
-    if not any(_unknown(s) for a in arrays for s in a.shape):
+    if not any(unknown(s) for a in arrays for s in a.shape):
         return da.stack(arrays, axis=axis)
     first = arrays[0].chunks
     if any(len(a.chunks) != len(first) or any(len(p) != len(q) for p, q in zip(a.chunks, first))
@@ -353,12 +327,13 @@ def build_namespace() -> types.SimpleNamespace:
     ns.repeat = _repeat
     ns.roll = _roll
     ns.tensordot = _tensordot
+    ns.tile = _tile
     for name in ("nonzero", "unique_all", "unique_counts", "unique_inverse", "unique_values",
                  "repeat"):  # fmt: skip
         setattr(ns, name, _sizes_as_asked(getattr(ns, name)))
     ns.take = _checked_take
-    for name in _REDUCTIONS:
-        setattr(ns, name, _reduction(name))
+    for name in _reductions.REDUCTIONS:
+        setattr(ns, name, _reductions.reduction(name))
     ns.clip = _clip
     ns.flip = _flip
     ns.stack = _stack

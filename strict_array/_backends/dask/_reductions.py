@@ -1,0 +1,157 @@
+"""Reductions on Dask where Dask's own are wrong or refuse.
+
+- ``axis=()`` (nothing to reduce: Dask still reduces) and empty arrays (Dask's
+  placeholders for empty blocks give wrong shapes, or errors for max and min)
+  need no cross-block work: each block, or the empty array, goes through NumPy.
+- Over axes of unknown (data-dependent) size, which may hold empty blocks:
+  max and min reduce each block from an identity and count the elements (no
+  element at all is NumPy's error, raised when computed); argmax and argmin
+  combine each block's best value and index with the blocks' lengths, which
+  Dask's own arg-reductions take from the (unknown) chunk sizes.
+- argmax and argmin over a whole n-d array keep the first of equal values (Dask's
+  flat arg-reduction can pick a later one): they run over the flattened array.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import array_api_compat.dask.array as compat
+import dask.array as da
+import numpy as np
+
+from ._basics import reshape, unknown
+
+REDUCTIONS = (
+    "sum", "prod", "max", "min", "mean", "std", "var", "all", "any", "argmax", "argmin",
+    "count_nonzero", "cumulative_sum", "cumulative_prod",
+)  # fmt: skip
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(a % ndim for a in ((axis,) if isinstance(axis, int) else axis))
+
+
+def reduction(name: str) -> Any:
+    """The namespace's reduction ``name`` on Dask, right where Dask's is not."""
+    import array_api_compat.numpy as cnp
+
+    own, numpy = getattr(compat, name), getattr(cnp, name)
+
+    def reduce(x: da.Array, /, *, axis: Any = None, **kwargs: Any) -> da.Array:
+        if axis == () and not name.startswith("cumulative"):
+            meta = numpy(np.empty((1,) * x.ndim, x.dtype), axis=(), **kwargs)
+            return da.map_blocks(lambda b: numpy(b, axis=(), **kwargs), x, dtype=meta.dtype)
+        if name in ("mean", "var", "std") and x.dtype.kind in "biu":
+            x = x.astype(np.float64)  # as NumPy computes them (Dask's moments of bools are off)
+        reduced = _axes(axis, x.ndim) if x.ndim else ()
+        if 0 in x.shape and all(not unknown(s) or a in reduced for a, s in enumerate(x.shape)):
+            # empty, and every unknown size reduced away: NumPy's result of nothing (an
+            # unknown size stands as 1: only a known empty axis decides an error here)
+            shape = tuple(1 if unknown(s) else int(s) for s in x.shape)
+            out = numpy(np.empty(shape, x.dtype), axis=axis, **kwargs)
+            return da.from_array(np.asarray(out), chunks=-1)
+        if name in ("max", "min") and any(unknown(s) for s in x.shape):
+            # (unknown sizes bring empty blocks, which Dask's max and min fail on)
+            return _extremum(name, x, reduced, **kwargs)
+        if name in ("argmax", "argmin") and x.ndim:
+            keepdims = kwargs.pop("keepdims", False)
+            if axis is None and x.ndim > 1:
+                if any(unknown(s) for s in x.shape):
+                    raise ValueError(
+                        f"{name} over a whole array with sizes unknown until computed needs "
+                        "the sizes (to number the elements); reduce one axis at a time."
+                    )
+                out = _arg(name, reshape(x, (-1,)), 0)
+                return out.reshape((1,) * x.ndim) if keepdims else out
+            a = 0 if axis is None else axis % x.ndim
+            out = _arg(name, x, a)
+            return da.expand_dims(out, a) if keepdims else out
+        return own(x, axis=axis, **kwargs)
+
+    return reduce
+
+
+def _identity(name: str, dtype: np.dtype) -> Any:
+    """The value no element is below (max) or above (min)."""
+    if dtype.kind == "f":
+        return -np.inf if name == "max" else np.inf
+    if dtype.kind == "b":
+        return name != "max"
+    info = np.iinfo(dtype)
+    return info.min if name == "max" else info.max
+
+
+def _extremum(name: str, x: da.Array, axes: tuple[int, ...], keepdims: bool = False) -> da.Array:
+    """max or min over axes that may hold empty blocks: from an identity, and with a
+    count of the elements (none at all: NumPy's error, when computed)."""
+    if x.dtype.kind == "c":
+        raise TypeError(f"{name}: complex numbers have no order.")
+    func = np.max if name == "max" else np.min
+    initial = _identity(name, x.dtype)
+    values = da.reduction(
+        x,
+        chunk=lambda b, axis, keepdims: func(b, axis=axis, keepdims=keepdims, initial=initial),
+        aggregate=lambda b, axis, keepdims: func(b, axis=axis, keepdims=keepdims, initial=initial),
+        axis=axes, keepdims=keepdims, dtype=x.dtype,
+    )  # fmt: skip
+    count = da.reduction(
+        x,
+        chunk=lambda b, axis, keepdims: np.full(
+            np.sum(np.empty(b.shape, bool), axis=axis, keepdims=keepdims).shape,
+            np.prod([b.shape[a] for a in axis], dtype=np.int64),
+        ),
+        aggregate=lambda b, axis, keepdims: np.sum(b, axis=axis, keepdims=keepdims),
+        axis=axes, keepdims=keepdims, dtype=np.int64,
+    )  # fmt: skip
+
+    def check(v: np.ndarray, n: np.ndarray) -> np.ndarray:
+        if v.size and (n == 0).any():
+            op = "maximum" if name == "max" else "minimum"
+            raise ValueError(f"zero-size array to reduction operation {op} which has no identity")
+        return v
+
+    return da.map_blocks(check, values, count, dtype=x.dtype)
+
+
+def _arg(name: str, x: da.Array, axis: int) -> da.Array:
+    """argmax or argmin along ``axis``, whose blocks may be of unknown length (and empty)."""
+    if not any(unknown(c) for c in x.chunks[axis]):
+        return getattr(compat, name)(x, axis=axis)
+    x = da.moveaxis(x, axis, -1)
+    func = np.argmax if name == "argmax" else np.argmin
+    pick = np.max if name == "argmax" else np.min
+    fill = _identity("max" if name == "argmax" else "min", x.dtype)
+
+    def block_best(b: np.ndarray) -> np.ndarray:
+        """Per block: its best value, its index there, and its length (three rows)."""
+        out = np.empty((*b.shape[:-1], 3), dtype=object)
+        if b.shape[-1]:
+            out[..., 1] = func(b, axis=-1)
+            out[..., 0] = np.take_along_axis(b, out[..., 1:2].astype(np.int64), -1)[..., 0]
+        else:
+            out[..., 0], out[..., 1] = fill, 0
+        out[..., 2] = b.shape[-1]
+        return out
+
+    per_block = da.map_blocks(
+        block_best, x, chunks=(*x.chunks[:-1], (3,) * x.numblocks[-1]), dtype=object
+    ).rechunk({x.ndim - 1: -1})
+
+    def combine(blocks: np.ndarray) -> np.ndarray:
+        parts = blocks.reshape((*blocks.shape[:-1], -1, 3))
+        values, local = parts[..., 0].astype(x.dtype), parts[..., 1].astype(np.int64)
+        lengths = parts[..., 2].astype(np.int64)
+        if (lengths.sum(-1) == 0).any():
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        offsets = np.cumsum(lengths, axis=-1) - lengths
+        valid = lengths > 0
+        nan = np.isnan(values) & valid if x.dtype.kind in "fc" else np.zeros_like(valid)
+        best = pick(np.where(valid, values, fill), axis=-1, keepdims=True)
+        chosen = np.where(nan.any(-1), np.argmax(nan, -1), np.argmax(valid & (values == best), -1))
+        index = np.take_along_axis(local + offsets, chosen[..., None], -1)[..., 0]
+        return index.astype(np.int64)
+
+    return da.map_blocks(combine, per_block, drop_axis=x.ndim - 1, dtype=np.int64)
