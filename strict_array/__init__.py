@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _backends, _operators, fft, linalg
+from . import _backends, _operators, fft, lib, linalg
 from ._array import Array
 from ._audit_report import AuditReport
 from ._backends import Device
@@ -62,6 +62,22 @@ from ._elementwise import FUNCTIONS as _ELEMENTWISE
 from ._elementwise import clip
 from ._errors import RankPromotionError, RankPromotionWarning
 from ._explicit import broadcast_in_dim, sum_to
+from ._extensions import (
+    einsum,
+    nanargmax,
+    nanargmin,
+    nancumprod,
+    nancumsum,
+    nanmax,
+    nanmean,
+    nanmin,
+    nanprod,
+    nanstd,
+    nansum,
+    nanvar,
+    pad,
+    sliding_window_view,
+)
 from ._indexing import take, take_along_axis
 from ._info import __array_namespace_info__
 from ._io import from_npy, from_zarr, to_npy, to_zarr
@@ -141,7 +157,9 @@ __all__ = sorted(
         "get_rank_promotion", "set_rank_promotion", "rank_promotion",
         "RankPromotionPolicy", "get_rank_promotion_policy", "set_rank_promotion_policy",
         "rank_promotion_policy", "compute", "compute_plan", "persist", "planning",
-        "known_sizes",
+        "known_sizes", "einsum", "pad", "nansum", "nanprod", "nanmean", "nanvar", "nanstd",
+        "nanmax", "nanmin", "nanargmax", "nanargmin", "nancumsum", "nancumprod",
+        "sliding_window_view",
         "get_default_device", "set_default_device", "default_device",
         "broadcast_in_dim", "sum_to", "fft", "linalg", "progress",
         "from_zarr", "to_zarr", "from_npy", "to_npy", "audit", "AuditReport",

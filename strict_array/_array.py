@@ -23,8 +23,8 @@ from ._errors import ARRAY, mixed_devices, refuse_operand
 from ._typing import PY_SCALARS, DeviceLike, Scalar
 
 __all__ = [
-    "Array", "as_scalar", "common_device", "expect_array", "mutation_lock", "result", "store",
-    "track_view",
+    "Array", "as_scalar", "common_device", "expect_array", "mutation_lock",
+    "operands_on_one_device", "result", "store", "track_view",
 ]  # fmt: skip
 
 
@@ -437,6 +437,24 @@ def common_device(op: str, arrays: Sequence[object]) -> Device:
     if dev is None:
         raise ValueError(f"{op}: at least one array is required.")
     return dev
+
+
+def operands_on_one_device(op: str, arrays: Sequence[Array]) -> tuple[Device, list[Any]]:
+    """The one device of ``arrays`` and their data there.
+
+    A 0-d array on the host device acts as a scalar, as a Python scalar would:
+    with arrays of another device it is moved there (code such as xarray's makes
+    its fill values with ``asarray(scalar)``, on the default device). Any other
+    mix of devices is an error.
+    """
+    devices = {a._device for a in arrays if a._ndim or not a._device.host}
+    if len(devices) > 1:
+        first, *rest = devices
+        raise mixed_devices(op, first, rest[0])
+    dev = devices.pop() if devices else arrays[0]._device
+    return dev, [
+        a._data if a._device is dev else dev.from_numpy(a._device.to_numpy(a._data)) for a in arrays
+    ]
 
 
 def as_scalar(op: str, value: object, accepts: str = ARRAY) -> Scalar:

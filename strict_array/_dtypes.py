@@ -203,5 +203,10 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
         else:
             args.append(as_dtype(a, "result_type"))
     if not any(isinstance(a, np.dtype) for a in args):
-        raise ValueError("result_type: at least one array or dtype is required.")
+        # a TypeError (the arguments' kinds), which consumers such as xarray catch when
+        # they probe a lone Python scalar
+        raise TypeError(
+            "result_type: at least one argument must be an array or a dtype; Python "
+            "scalars alone have no dtype."
+        )
     return np.result_type(*args)

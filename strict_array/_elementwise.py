@@ -17,10 +17,18 @@ from typing import Any
 import numpy as np
 
 from . import _policy as policy
-from ._array import Array, _object_new, as_scalar, mutation_lock, result, store
+from ._array import (
+    Array,
+    _object_new,
+    as_scalar,
+    mutation_lock,
+    operands_on_one_device,
+    result,
+    store,
+)
 from ._backends import Device, device_of_native
 from ._broadcasting import broadcast_shapes, check_scalar_dimensions
-from ._errors import ARRAY, ARRAY_OR_SCALAR, mixed_devices, refuse_operand
+from ._errors import ARRAY, ARRAY_OR_SCALAR, refuse_operand
 from ._typing import PY_SCALARS, Scalar
 
 ArrayOrScalar = Array | Scalar
@@ -135,9 +143,10 @@ def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
         dev = x1._device
         a = x1._data
         if t2 is Array:
-            if x2._device is not dev:
-                raise mixed_devices(op, dev, x2._device)
-            b = x2._data
+            if x2._device is not dev:  # (a 0-d host array acts as a scalar)
+                dev, (a, b) = operands_on_one_device(op, (x1, x2))
+            else:
+                b = x2._data
             if dims is not None or x1._ndim != x2._ndim:
                 a, b = _align(op, dev, a, b, dims)
         else:
@@ -468,10 +477,8 @@ def clip(
     shapes = [x.shape]
     for name, b in (("min", min), ("max", max)):
         if type(b) is Array:
-            if b._device is not dev:
-                raise mixed_devices("clip", dev, b._device)
             shapes.append(b.shape)
-            bounds.append(b._data)
+            bounds.append(operands_on_one_device("clip", (x, b))[1][1])
         else:
             bounds.append(None if b is None else as_scalar(f"clip ({name})", b, ARRAY_OR_SCALAR))
     policy.operands("clip", *shapes)  # the rank rule first, then the dtype

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from . import _policy as policy
-from ._array import Array, as_scalar, common_device, expect_array, result
+from ._array import (
+    Array,
+    as_scalar,
+    common_device,
+    expect_array,
+    operands_on_one_device,
+    result,
+)
 from ._broadcasting import normalize_axes, normalize_axis
 from ._errors import ARRAY_OR_SCALAR
 from ._statistical import check_nonempty
@@ -145,8 +152,9 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
             f"be a Python scalar), got {type(x1).__name__} and {type(x2).__name__}."
         )
     arrays = [condition] + [a for a in (x1, x2) if type(a) is Array]
-    dev = common_device("where", arrays)
     policy.operands("where", *(a.shape for a in arrays))
-    a = x1._data if type(x1) is Array else as_scalar("where (x1)", x1, ARRAY_OR_SCALAR)
-    b = x2._data if type(x2) is Array else as_scalar("where (x2)", x2, ARRAY_OR_SCALAR)
-    return result(dev.ns.where(condition._data, a, b), dev)
+    dev, datas = operands_on_one_device("where", arrays)
+    data = dict(zip(map(id, arrays), datas))
+    first = data[id(x1)] if type(x1) is Array else as_scalar("where (x1)", x1, ARRAY_OR_SCALAR)
+    second = data[id(x2)] if type(x2) is Array else as_scalar("where (x2)", x2, ARRAY_OR_SCALAR)
+    return result(dev.ns.where(datas[0], first, second), dev)

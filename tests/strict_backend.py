@@ -10,7 +10,8 @@ requires of strict_array's devices:
   NumPy's (strict_array's data types) at the boundary;
 - the standard leaves mixed-kind type promotion (an integer array with a
   floating one) open and array_api_strict refuses it; strict_array's devices
-  promote as NumPy does, so binary functions promote first;
+  promote as NumPy does, so binary functions promote first; likewise sums and
+  products of booleans count them, and FFTs take real input;
 - integer index arrays, which array_api_strict takes only with integers (not
   with slices or several arrays of several dimensions, as strict_array's devices
   do), go through NumPy; a key for fewer axes than the array has gets its
@@ -85,6 +86,15 @@ def _complex_input(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def _counting_booleans(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def call(x: Any, /, **kwargs: Any) -> Any:
+        if x.dtype == aas.bool:
+            x = aas.astype(x, aas.int64)
+        return fn(x, **kwargs)
+
+    return call
+
+
 def _namespace(module: Any) -> types.SimpleNamespace:
     return types.SimpleNamespace(
         **{
@@ -120,6 +130,8 @@ class StrictDevice(Device):
         ns.linalg, ns.fft = _namespace(aas.linalg), _namespace(aas.fft)
         for name in ("fft", "ifft", "fftn", "ifftn"):  # NumPy takes real input too
             setattr(ns.fft, name, _complex_input(getattr(ns.fft, name)))
+        for name in ("sum", "prod", "cumulative_sum", "cumulative_prod"):  # and booleans
+            setattr(ns, name, _counting_booleans(getattr(ns, name)))
         return ns
 
     def binary(self, name: str) -> Callable[[Any, Any], Any]:

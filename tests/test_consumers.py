@@ -139,16 +139,41 @@ def test_einops_array_api():
     assert xp.reshape(x, [4, 60]).shape == (4, 60)
 
 
-def test_xarray_dataarray():
+XARRAY_CASES = {
+    "isel with a list": lambda d: d.isel(sample=[0, 2, 3]),
+    "sel with a list": lambda d: d.sel(feature=["a", "c"]),
+    "groupby mean": lambda d: d.groupby("group").mean(),
+    "rolling mean": lambda d: d.rolling(sample=3).mean(),
+    "dot": lambda d: d.dot(d, dim="feature"),
+    "where": lambda d: d.where(d > 0),
+    "fillna": lambda d: d.fillna(0.0),
+    "mean (NaN-skipping)": lambda d: d.mean("sample"),
+    "sum (NaN-skipping)": lambda d: d.sum(),
+    "std (NaN-skipping)": lambda d: d.std("feature"),
+    "max (NaN-skipping)": lambda d: d.max("sample"),
+    "argmax (NaN-skipping)": lambda d: d.argmax("sample"),
+    "cumsum (NaN-skipping)": lambda d: d.cumsum("sample"),
+    "shift": lambda d: d.shift(sample=1),
+    "centred, no NaN skipping": lambda d: d - d.mean("sample", skipna=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(XARRAY_CASES))
+def test_xarray_end_to_end(device, name):
+    """A DataArray wrapping a strict array: the result stays a strict array on its
+    device and equals the NumPy-backed DataArray's."""
     xr = pytest.importorskip("xarray")
-    d = xr.DataArray(xp.asarray(XN), dims=("sample", "feature"))
-    # xarray aligns by dimension name, so its operands reach us with equal ranks
-    centred = d - d.mean("sample", skipna=False)
-    assert isinstance(centred.data, xp.Array)
-    np.testing.assert_allclose(np.asarray(centred.data), XN - XN.mean(0))
-    total = centred.sum("feature", skipna=False)
-    np.testing.assert_allclose(np.asarray(total.data), (XN - XN.mean(0)).sum(1))
-    # xarray's NaN-skipping reductions go through NumPy: their result is a raw
-    # NumPy array, which strict_array refuses to mix with its own
-    with pytest.raises(TypeError, match="asarray"):
-        d - d.mean("sample")
+    values = XN[:8].copy()
+    values[1, 2] = np.nan
+    coords = {
+        "feature": list("abcd"),
+        "group": ("sample", [0, 1, 0, 1, 2, 2, 0, 1]),
+    }
+    kw = {"chunks": (3, 2)} if device is xp.DASK else {}
+    strict = xr.DataArray(xp.asarray(values, device=device, **kw), dims=("sample", "feature"),
+                          coords=coords)  # fmt: skip
+    plain = xr.DataArray(values, dims=("sample", "feature"), coords=coords)
+    got, expected = XARRAY_CASES[name](strict), XARRAY_CASES[name](plain)
+    assert isinstance(got.data, xp.Array) and got.data.device is device
+    assert got.dims == expected.dims
+    np.testing.assert_allclose(np.asarray(got.data), np.asarray(expected.data), equal_nan=True)

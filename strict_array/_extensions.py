@@ -1,0 +1,247 @@
+"""Functions beyond the standard that consumers reach for, and that fit the strict model.
+
+xarray, for one, calls NumPy's names on the namespace of the arrays it wraps:
+``einsum`` (for ``dot``), ``pad`` (for ``rolling`` and ``shift``) and the
+NaN-skipping reductions (its default for floating data). Each here has NumPy's
+signature and meaning, works on every device (NumPy's and Dask's own functions,
+or a round trip through NumPy on a backend that lacks one), and adds no
+broadcasting: ``einsum`` names every axis, and its ``...`` follows the rank rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from . import _policy as policy
+from ._array import Array, common_device, expect_array, result
+from ._backends import Device
+from ._broadcasting import normalize_axes, normalize_axis
+from ._dtypes import as_dtype
+from ._typing import Axis, DTypeLike
+
+__all__ = [
+    "einsum", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean",
+    "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "pad", "sliding_window_view",
+]  # fmt: skip
+
+
+def _function(dev: Device, name: str) -> Callable[..., Any]:
+    """The backend's own ``name`` (a dotted path, as ``lib.stride_tricks.x``), else
+    NumPy's through a round trip (eager devices)."""
+    import functools
+
+    import numpy as np
+
+    def find(module: Any) -> Any:
+        return functools.reduce(lambda m, part: getattr(m, part, None), name.split("."), module)
+
+    own = find(dev.ns)
+    if own is not None:
+        return own  # type: ignore[no-any-return]
+    numpy = find(np)
+
+    def round_trip(*args: Any, **kwargs: Any) -> Any:
+        args = tuple(dev.to_numpy(a) if dev.owns(a) else a for a in args)
+        return dev.from_numpy(np.asarray(numpy(*args, **kwargs)))
+
+    return round_trip
+
+
+def einsum(subscripts: str, /, *operands: Array) -> Array:
+    """Einstein summation over labelled axes (NumPy's ``einsum``; not in the standard).
+
+    Every axis is named in ``subscripts``, so nothing broadcasts by position, except
+    under ``...``: there the operands' unnamed axes follow the rank rule (equal
+    ranks with size-1 broadcasting; different ranks are rank promotion, decided
+    by the rank-promotion mode).
+
+    Parameters
+    ----------
+    subscripts : str
+        ``"ij,jk->ik"``: the labels of each operand's axes, and of the result's.
+    *operands : Array
+
+    Returns
+    -------
+    Array
+
+    Examples
+    --------
+    >>> import strict_array as xp
+    >>> a = xp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> xp.einsum("ij,j->i", a, xp.asarray([1.0, 1.0]))
+    Array([3., 7.], dtype=float64)
+    """
+    if not isinstance(subscripts, str):
+        raise TypeError(f"einsum: subscripts must be a string, got {type(subscripts).__name__}.")
+    dev = common_device("einsum", operands)
+    inputs = subscripts.replace(" ", "").split("->")[0].split(",")
+    if len(inputs) != len(operands):
+        raise ValueError(
+            f"einsum: {subscripts!r} names {len(inputs)} operands but {len(operands)} were given."
+        )
+    stacked = []  # (shape, number of named axes) of the operands with "..."
+    for labels, x in zip(inputs, operands):
+        named = len(re.sub(r"\.\.\.", "", labels))
+        if ("..." not in labels and named != x.ndim) or named > x.ndim:
+            raise ValueError(
+                f"einsum: {labels!r} names {named} axes but the operand has shape {x.shape}."
+            )
+        if "..." in labels:
+            stacked.append((x.shape, named))
+    for shape, named in stacked[1:]:  # the axes under "..." are batch axes: the rank rule
+        policy.stacks("einsum", stacked[0][0], shape, stacked[0][1], named)
+    return result(_function(dev, "einsum")(subscripts, *(x._data for x in operands)), dev)
+
+
+_PAD_MODES = {"constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum",
+              "reflect", "symmetric", "wrap", "empty"}  # fmt: skip
+
+
+def pad(x: Array, /, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Array:
+    """Pad ``x`` along each axis (NumPy's ``pad``; not in the standard).
+
+    Parameters
+    ----------
+    x : Array
+    pad_width : int or sequence
+        Before and after each axis, as NumPy takes it: ``((1, 2), (0, 0))``, ``(1, 2)``
+        for every axis, or ``1``.
+    mode : str, default "constant"
+        One of NumPy's modes that Dask has too: ``"constant"``, ``"edge"``,
+        ``"linear_ramp"``, ``"maximum"``, ``"mean"``, ``"median"``, ``"minimum"``,
+        ``"reflect"``, ``"symmetric"``, ``"wrap"``, ``"empty"``.
+    **kwargs
+        ``constant_values``, ``end_values``, ``reflect_type`` as for NumPy.
+
+    Returns
+    -------
+    Array
+        Of ``x``'s dtype.
+
+    Examples
+    --------
+    >>> import strict_array as xp
+    >>> xp.pad(xp.asarray([1.0, 2.0]), (1, 2))
+    Array([0., 1., 2., 0., 0.], dtype=float64)
+    """
+    x = expect_array("pad", x)
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad: mode must be one of {sorted(_PAD_MODES)}, got {mode!r}.")
+    return result(_function(x._device, "pad")(x._data, pad_width, mode=mode, **kwargs), x._device)
+
+
+def _nan_reduction(name: str, summary: str, *, index: bool = False) -> Callable[..., Array]:
+    def reduce(x: Array, /, *, axis: Axis = None, keepdims: bool = False, **kwargs: Any) -> Array:
+        x = expect_array(name, x)
+        backend_axis: int | tuple[int, ...] | None = None
+        if index and axis is not None:
+            backend_axis = normalize_axis(name, axis, x.ndim)
+        elif axis is not None:
+            backend_axis = normalize_axes(name, axis, x.ndim)
+        if "dtype" in kwargs:
+            kwargs["dtype"] = as_dtype(kwargs["dtype"], name)
+        func = _function(x._device, name)
+        return result(func(x._data, axis=backend_axis, keepdims=keepdims, **kwargs), x._device)
+
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = f"""{summary} (NumPy's ``{name}``; not in the standard).
+
+    NaN values are left out; xarray's default reductions of floating data call it.
+
+    Parameters
+    ----------
+    x : Array
+    axis : int{"" if index else " or tuple of int"}, optional
+        All axes by default.
+    keepdims : bool, default False
+    **kwargs
+        As for NumPy's ``{name}`` (``dtype``, ``ddof``).
+
+    Returns
+    -------
+    Array
+    """
+    return reduce
+
+
+nansum = _nan_reduction("nansum", "Sum, NaN counted as zero")
+nanprod = _nan_reduction("nanprod", "Product, NaN counted as one")
+nanmean = _nan_reduction("nanmean", "Mean of the values that are not NaN")
+nanvar = _nan_reduction("nanvar", "Variance of the values that are not NaN")
+nanstd = _nan_reduction("nanstd", "Standard deviation of the values that are not NaN")
+nanmax = _nan_reduction("nanmax", "Maximum of the values that are not NaN")
+nanmin = _nan_reduction("nanmin", "Minimum of the values that are not NaN")
+nanargmax = _nan_reduction("nanargmax", "Index of the maximum, NaN left out", index=True)
+nanargmin = _nan_reduction("nanargmin", "Index of the minimum, NaN left out", index=True)
+
+
+def _nan_cumulative(name: str, summary: str) -> Callable[..., Array]:
+    def accumulate(
+        x: Array, /, *, axis: int | None = None, dtype: DTypeLike | None = None
+    ) -> Array:
+        x = expect_array(name, x)
+        if axis is not None:
+            axis = normalize_axis(name, axis, x.ndim)
+        func = _function(x._device, name)
+        return result(func(x._data, axis=axis, dtype=as_dtype(dtype, name)), x._device)
+
+    accumulate.__name__ = accumulate.__qualname__ = name
+    accumulate.__doc__ = f"""{summary} (NumPy's ``{name}``; not in the standard).
+
+    Parameters
+    ----------
+    x : Array
+    axis : int, optional
+        ``None`` accumulates over the flattened array.
+    dtype : dtype, optional
+
+    Returns
+    -------
+    Array
+    """
+    return accumulate
+
+
+nancumsum = _nan_cumulative("nancumsum", "Cumulative sum, NaN counted as zero")
+nancumprod = _nan_cumulative("nancumprod", "Cumulative product, NaN counted as one")
+
+
+def sliding_window_view(
+    x: Array, /, window_shape: int | tuple[int, ...], axis: int | tuple[int, ...] | None = None
+) -> Array:
+    """Windows of ``window_shape`` sliding along ``axis`` (NumPy's
+    ``lib.stride_tricks.sliding_window_view``; not in the standard).
+
+    Read-only windows: a view on ``CPU``, lazy on ``DASK``. xarray's ``rolling`` calls
+    it at NumPy's location, which ``strict_array.lib.stride_tricks`` provides.
+
+    Parameters
+    ----------
+    x : Array
+    window_shape : int or tuple of int
+        The window's size along each of ``axis``.
+    axis : int or tuple of int, optional
+        All axes by default.
+
+    Returns
+    -------
+    Array
+        ``x``'s axes shortened by the window, then one axis per window axis.
+
+    Examples
+    --------
+    >>> import strict_array as xp
+    >>> xp.lib.stride_tricks.sliding_window_view(xp.arange(4.0), 2)
+    Array([[0., 1.],
+           [1., 2.],
+           [2., 3.]], dtype=float64)
+    """
+    x = expect_array("sliding_window_view", x)
+    if axis is not None:
+        many = axis if isinstance(axis, (tuple, list)) else (axis,)
+        axis = tuple(normalize_axis("sliding_window_view", a, x.ndim) for a in many)
+    func = _function(x._device, "lib.stride_tricks.sliding_window_view")
+    return result(func(x._data, window_shape, axis=axis), x._device)
