@@ -409,7 +409,7 @@ _object_new = object.__new__
 
 def result(data: Any, device: Device) -> Array:
     """The Array of backend ``data`` on ``device`` (NumPy scalars become 0-d arrays)."""
-    if type(data) is not device.array_type:
+    if type(data) is not device.native:
         data = device.coerce(data)
     a = _object_new(Array)
     a._data = data
@@ -447,11 +447,10 @@ def operands_on_one_device(op: str, arrays: Sequence[Array]) -> tuple[Device, li
     its fill values with ``asarray(scalar)``, on the default device). Any other
     mix of devices is an error.
     """
-    devices = {a._device for a in arrays if a._ndim or not a._device.host}
+    devices = list(dict.fromkeys(a._device for a in arrays if a._ndim or not a._device.host))
     if len(devices) > 1:
-        first, *rest = devices
-        raise mixed_devices(op, first, rest[0])
-    dev = devices.pop() if devices else arrays[0]._device
+        raise mixed_devices(op, devices[0], devices[1])
+    dev = devices[0] if devices else arrays[0]._device
     return dev, [
         a._data if a._device is dev else dev.from_numpy(a._device.to_numpy(a._data)) for a in arrays
     ]

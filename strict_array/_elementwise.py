@@ -166,7 +166,7 @@ def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
         return result(dev.binary(op)(a, b), dev)
     except (ValueError, TypeError, OverflowError) as e:  # e.g. bitwise on floats, int too large
         error = e
-    if type(a) is dev.array_type and type(b) is dev.array_type:
+    if type(a) is dev.native and type(b) is dev.native:
         broadcast_shapes(op, dev.shape(a), dev.shape(b))  # shapes first, on every device
     raise backend_error(op, error, a, b) from error
 
@@ -302,7 +302,7 @@ def make_binary(op: str) -> Callable[..., Array]:
                 r = _FAILED  # explained outside this handler, so the error is not chained
             if r is _FAILED:
                 return apply_binary(op, x1, x2)
-            if type(r) is not dev.array_type:
+            if type(r) is not dev.native:
                 r = dev.coerce(r)
             out = _object_new(Array)
             out._data = r
@@ -342,7 +342,7 @@ def forward_operator(op: str) -> Callable[[Array, Any], Array]:
             r = _FAILED
         if r is _FAILED:
             return apply_binary(op, self, other)
-        if type(r) is not dev.array_type:
+        if type(r) is not dev.native:
             r = dev.coerce(r)
         out = _object_new(Array)
         out._data = r
@@ -366,7 +366,7 @@ def reflected_operator(op: str) -> Callable[[Array, Any], Array]:
                 r = _FAILED
             if r is _FAILED:
                 return apply_binary(op, other, self)
-            if type(r) is not dev.array_type:
+            if type(r) is not dev.native:
                 r = dev.coerce(r)
             out = _object_new(Array)
             out._data = r

@@ -62,7 +62,7 @@ def getitem(self: Array, key: Any, /) -> Array:
         r = _FAILED
     if r is _FAILED:  # explained outside the handler, so the error is not chained
         return _checked_getitem(self, key)
-    if type(r) is not dev.array_type:
+    if type(r) is not dev.native:
         r = dev.coerce(r)
     out = _object_new(Array)
     out._data = r

@@ -58,7 +58,9 @@ class Device:
     #: the DLPack ``(device_type, device_id)`` of exported data (1 = kDLCPU)
     dlpack_device: ClassVar[tuple[int, int]] = (1, 0)
 
-    __slots__ = ("__weakref__", "binaries", "functions", "name", "ns", "reshape", "views")
+    __slots__ = (
+        "__weakref__", "binaries", "functions", "name", "native", "ns", "reshape", "views",
+    )  # fmt: skip
 
     name: str
     #: the backend's array-API namespace (from ``array_api_compat``)
@@ -69,6 +71,7 @@ class Device:
     binaries: dict[str, Callable[[Any, Any], Any]]
     #: ``reshape(data, shape)``: the fastest spelling the backend has
     reshape: Callable[[Any, tuple[int, ...]], Any]
+    native: type
     #: basic indexing gives views: a write through ``x[key]`` reaches ``x`` (and back);
     #: where the backend's arrays are values, strict_array carries the writes over
     views: bool
@@ -76,6 +79,9 @@ class Device:
     def __init__(self, name: str, *, views: bool = True) -> None:
         self.name = name
         self.views = views
+        #: ``array_type`` read from the instance's slot: the hot paths compare result
+        #: types with it, and a class attribute read through an instance is slower
+        self.native = self.array_type
         self.ns = self._load_namespace()
         self.functions = {}
         self.binaries = {}
