@@ -294,8 +294,12 @@ def _rank_message(p: Promotion, mode: str) -> str:
     takes_dims = p.kind == "binary"
     low, high = (shape1, shape2) if len(shape1) < len(shape2) else (shape2, shape1)
     which = "first" if low is shape1 else "second"
+    assigning = p.op == "__setitem__"  # (shape1: the selected region, shape2: the value)
     head = (
-        f"{p.op}: operands of shapes {_fmt(shape1)} and {_fmt(shape2)} have different "
+        f"{p.op}: the value of shape {_fmt(shape2)} has rank {len(shape2)} but the selected "
+        f"region of shape {_fmt(shape1)} has rank {len(shape1)}"
+        if assigning
+        else f"{p.op}: operands of shapes {_fmt(shape1)} and {_fmt(shape2)} have different "
         f"ranks ({len(shape1)} and {len(shape2)})"
     )
     if mode != "raise":
@@ -317,12 +321,21 @@ def _rank_message(p: Promotion, mode: str) -> str:
                 f"axes of the rank-{len(high)} result: " + " or ".join(shown) + more + "."
             )
         else:
+            # a size-1 axis where the operand has none fits any size there, also one
+            # that depends on the data (the rows a mask selects): index, not a shape
+            name = "value" if p.op == "__setitem__" else f"the {which} operand"
+            var = "value" if p.op == "__setitem__" else "operand"
+            keys = [
+                f"{var}[" + ", ".join(":" if a is not None else "None" for a in
+                                      insert_axes_key(len(high), c)) + "]"
+                + (" (NumPy's trailing alignment)" if c == trailing else "")
+                for c in cands[:_MAX_CANDIDATES]
+            ]  # fmt: skip
             parts.append(
-                f"Give the {which} operand rank {len(high)} first with "
-                f"strict_array.broadcast_in_dim(operand, {_fmt(high)}, ...) using "
-                + " or ".join(shown)
+                f"Give {name} rank {len(high)} first, with size-1 axes where it has none: "
+                + " or ".join(keys)
                 + more
-                + "."
+                + " (or strict_array.expand_dims)."
             )
     else:
         parts.append(
@@ -330,7 +343,7 @@ def _rank_message(p: Promotion, mode: str) -> str:
             "mapped size must equal the target size or be 1 (NumPy's trailing "
             f"alignment {trailing} does not fit either)."
         )
-    reduced = _reduced_axes(low, high)
+    reduced = [] if assigning else _reduced_axes(low, high)
     if reduced:
         axes = " or ".join(str(r[0]) if len(r) == 1 else str(r) for r in reduced[:3])
         parts.append(
