@@ -122,10 +122,10 @@ def _align(op: str, dev: Device, a: Any, b: Any, dims: object) -> tuple[Any, Any
     return (low, b) if plan.low == 0 else (a, low)
 
 
-def backend_error(op: str, error: Exception, *operands: Any) -> Exception:
+def backend_error(op: str, error: Exception, dev: Device, *operands: Any) -> Exception:
     """The backend's own error, renamed for ``op``: same type, the operation named first."""
     described = ", ".join(
-        f"{o.dtype} {tuple(o.shape)}" if hasattr(o, "dtype") else f"{type(o).__name__} {o!r}"
+        f"{dev.dtype(o)} {dev.shape(o)}" if dev.owns(o) else f"{type(o).__name__} {o!r}"
         for o in operands
     )
     return type(error)(f"{op}: operands {described}: {error}")
@@ -168,7 +168,7 @@ def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
         error = e
     if type(a) is dev.native and type(b) is dev.native:
         broadcast_shapes(op, dev.shape(a), dev.shape(b))  # shapes first, on every device
-    raise backend_error(op, error, a, b) from error
+    raise backend_error(op, error, dev, a, b) from error
 
 
 def apply_unary(op: str, x: Any) -> Array:
@@ -179,7 +179,7 @@ def apply_unary(op: str, x: Any) -> Array:
     try:
         r = dev.function(op)(x._data)
     except (TypeError, ValueError) as e:  # e.g. bitwise_invert of a float array
-        raise backend_error(op, e, x._data) from e
+        raise backend_error(op, e, dev, x._data) from e
     return result(r, dev)
 
 

@@ -1,0 +1,158 @@
+"""What a new user meets: messages that say what a function accepts and which one
+failed, pointers for NumPy habits, and the command line's errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from conftest import on
+
+import strict_array as xp
+
+
+@pytest.mark.parametrize(
+    "call, accepted",
+    [
+        (lambda: xp.exp(1.0), r"exp: expected a strict_array\.Array, got the float 1\.0"),
+        (lambda: xp.broadcast_in_dim(1.0, (2,), ()), r"broadcast_in_dim \(x\): expected a "
+         r"strict_array\.Array, got the float 1\.0"),
+        (lambda: xp.where(True, xp.ones(2), 0.0), r"where \(condition\): expected a "
+         r"strict_array\.Array, got the bool True"),
+        (lambda: xp.sum([1.0, 2.0]), r"sum \(x\): expected a strict_array\.Array, got list"),
+        (lambda: xp.add("a", xp.ones(2)), r"add: expected a strict_array\.Array or a Python "
+         r"scalar .*got str"),
+    ],
+)  # fmt: skip
+def test_messages_say_what_is_accepted(call, accepted):
+    with pytest.raises(TypeError, match=accepted) as info:
+        call()
+    assert "asarray" in str(info.value) or "got str" in str(info.value) or "list" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "call, error, names",
+    [
+        (lambda d: xp.where(on(d, np.ones((2, 3))) > 0, on(d, np.ones((2, 4))), 0.0),
+         ValueError, r"where: shapes \(2, 3\) and \(2, 4\) cannot be broadcast"),
+        (lambda d: xp.concat([on(d, np.ones((2, 3))), on(d, np.ones((2, 4)))]),
+         ValueError, r"concat: the arrays must have equal sizes except along axis 0"),
+        (lambda d: xp.bitwise_and(on(d, np.ones(3)), on(d, np.ones(3))),
+         TypeError, r"bitwise_and: operands float64 \(3,\), float64 \(3,\)"),
+        (lambda d: on(d, np.ones(3, dtype=np.int8)) + 2**70, OverflowError, r"add: operands"),
+        (lambda d: on(d, np.ones(3))[5], IndexError, r"__getitem__: key 5 on an array of "
+         r"shape \(3,\)"),
+        (lambda d: xp.bitwise_invert(on(d, np.ones(3))), TypeError, r"bitwise_invert: "),
+        (lambda d: xp.reshape(on(d, np.ones(6)), (4, 2)), ValueError, r"reshape: cannot "
+         r"reshape an array of shape \(6,\)"),
+    ],
+)  # fmt: skip
+def test_backend_errors_name_the_operation(device, call, error, names):
+    with pytest.raises(error, match=names):
+        call(device)
+
+
+def test_numpy_method_habits_get_a_pointer():
+    x = xp.ones((2, 3))
+    for method, pointer in [
+        ("mean", "strict_array.mean(x, ...)"), ("astype", "strict_array.astype(x, dtype)"),
+        ("tolist", "np.asarray(x).tolist()"), ("reshape", "strict_array.reshape(x, shape)"),
+    ]:  # fmt: skip
+        with pytest.raises(AttributeError, match=rf"NumPy method.*{pointer}".replace("(", r"\(")
+                           .replace(")", r"\)")):  # fmt: skip
+            getattr(x, method)
+    assert not hasattr(x, "mean")  # still no such attribute for duck-typing code
+    with pytest.raises(AttributeError, match="has no attribute 'bogus'"):
+        x.bogus  # noqa: B018
+
+
+def test_numpy_functions_get_a_pointer():
+    x = xp.ones(3)
+    with pytest.raises(TypeError, match=r"numpy\.exp: .*use strict_array\.exp"):
+        np.exp(x)
+    with pytest.raises(TypeError, match=r"numpy\.add\.reduce: .*use strict_array\.sum"):
+        np.sum(x)
+    with pytest.raises(TypeError, match=r"numpy\.arctan2: .*use strict_array\.atan2"):
+        np.arctan2(x, x)
+    with pytest.raises(TypeError, match=r"raw numpy\.ndarray.*asarray"):
+        np.ones(3) + x
+    # a NumPy scalar is a Python scalar to strict_array: its operator works
+    assert float((np.float64(2.0) * x)[0]) == 2.0
+
+
+def test_scalar_conversion_suggests_an_index_that_fits():
+    with pytest.raises(TypeError, match=r"e\.g\. x\[0\]\)"):
+        float(xp.ones(1))
+    with pytest.raises(TypeError, match=r"e\.g\. x\[0, 0, 0\]\)"):
+        int(xp.ones((1, 1, 1)))
+
+
+def test_unknown_sizes_show_as_none_in_shape_and_chunks():
+    x = xp.arange(10.0, device=xp.DASK, chunks=4)
+    u = x[x > 4.5]
+    assert u.shape == (None,)
+    assert u.chunks == ((None, None, None),)
+    with xp.known_sizes():
+        k = x[x > 4.5]
+    assert k.shape == (5,) and sum(k.chunks[0]) == 5
+
+
+def test_setitem_hint_fits_any_mask():
+    y = xp.zeros((5, 3))
+    mask = xp.asarray(np.array([True, False, True, True, False]))
+    with pytest.raises(xp.RankPromotionError, match=r"value\[None, :\]") as info:
+        y[mask] = xp.ones(3)
+    assert "(3, 3)" in str(info.value)  # the region is named, the fix does not depend on it
+    y[mask] = xp.ones(3)[None, :]
+    assert float(xp.sum(y)) == 9.0
+
+
+def _cli(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "strict_array", *args], capture_output=True, text=True, cwd=cwd
+    )
+
+
+def test_audit_cli_prints_the_table_when_the_script_raises(tmp_path):
+    script = tmp_path / "fails.py"
+    script.write_text(
+        textwrap.dedent("""
+        import strict_array as xp
+        y = xp.ones((4, 3)) - xp.ones(3)
+        raise RuntimeError("the script failed")
+    """)
+    )
+    out = _cli("audit", str(script))
+    assert out.returncode != 0
+    table, _, trace = out.stderr.partition("Traceback")
+    assert "1 rank promotion(s) at 1 site(s)" in table and "fails.py:3" in table
+    assert "RuntimeError: the script failed" in trace
+
+
+def test_audit_cli_errors_are_one_line(tmp_path):
+    missing = _cli("audit", str(tmp_path / "nope.py"))
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+    assert "no such script" in missing.stderr
+    script = tmp_path / "ran.py"
+    script.write_text("open('ran', 'w').write('yes')\n")
+    unknown = _cli("audit", "--under=no_such_package_anywhere", str(script), cwd=str(tmp_path))
+    assert unknown.returncode == 2 and "neither a path nor an importable package" in unknown.stderr
+    assert not (tmp_path / "ran").exists()  # reported before the script runs
+    bad = _cli("frobnicate")
+    assert bad.returncode == 2 and "unknown command 'frobnicate'" in bad.stderr
+    assert "tour" not in bad.stdout
+
+
+def test_audit_cli_under_keeps_the_package(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text(
+        "import strict_array as xp\n\ndef f():\n    return xp.ones((4, 3)) - xp.ones(3)\n"
+    )
+    script = tmp_path / "main.py"
+    script.write_text("import pkg, strict_array as xp\npkg.f()\nxp.ones((2, 2)) * xp.ones(2)\n")
+    out = _cli("audit", "--under", str(tmp_path / "pkg"), str(script), cwd=str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    assert "1 rank promotion(s) at 1 site(s)" in out.stderr and "main.py" not in out.stderr
