@@ -207,6 +207,7 @@ class Array:
         if stream is not None:
             raise ValueError("to_device: stream must be None; no strict_array device has streams.")
         target = as_device(device, "to_device")
+        target.check_chunks("to_device", chunks)
         if target is self._device:  # at most a lazy re-chunking
             return self if chunks is None else result(target.rechunk(self._data, chunks), target)
         return result(target.from_numpy(self._device.to_numpy(self._data), chunks), target)

@@ -77,6 +77,7 @@ def asarray(
         return obj  # nothing to change: the same array (writes through it stay visible)
     if src is not None and (target is None or target is src):
         # already on its device: convert dtype / copy / chunks there, lazily if lazy
+        src.check_chunks("asarray", chunks)
         out = src.rechunk(src.ns.asarray(data, dtype=dtype, copy=copy), chunks)
         _check_kind(src.dtype(out), obj)
         return result(out, src)
@@ -96,6 +97,7 @@ def asarray(
     if copy is False and arr is not data and not np.shares_memory(arr, np.asarray(data)):
         raise ValueError("asarray: copy=False but the input cannot be used without a copy.")
     _check_kind(arr.dtype, obj)
+    target.check_chunks("asarray", chunks)
     return result(target.from_numpy(arr, chunks), target)
 
 

@@ -56,6 +56,7 @@ def from_zarr(
     Array
     """
     dev = _reading_device(device, "from_zarr")
+    dev.check_chunks("from_zarr", chunks)
     source = os.fspath(store) if isinstance(store, os.PathLike) else store
     return result(dev.from_zarr(source, component, chunks), dev)
 
@@ -116,6 +117,7 @@ def from_npy(
     Array
     """
     dev = _reading_device(device, "from_npy")
+    dev.check_chunks("from_npy", chunks)
     return result(dev.from_npy(os.fspath(path), chunks), dev)
 
 

@@ -272,7 +272,9 @@ def test_rechunking_on_dask_stays_lazy():
     assert counter.count == 0
     assert y.chunks == ((6, 6), (2, 2)) and z.chunks == ((3, 3, 3, 3), (4,))
     assert xp.asarray(np.ones(3)).chunks is None
-    with pytest.raises(ValueError, match="chunked device"):
+    with pytest.raises(
+        ValueError, match=r"to_device: chunks=2 only applies to a chunked \(lazy\) device"
+    ):
         xp.ones(3).to_device(xp.CPU, chunks=2)
 
 
@@ -372,3 +374,93 @@ def test_zero_d_masks(device):
     assert np.asarray(x[xp.asarray(False, device=device)]).shape == (0,)
     x[xp.asarray(True, device=device)] = xp.asarray(5.0, device=device)
     assert float(x) == 5.0
+
+
+# --- chunks= on every creation function ------------------------------------------------
+CREATION_WITH_CHUNKS = [
+    ("zeros", lambda **kw: xp.zeros((7, 5), **kw), ((3, 3, 1), (2, 2, 1))),
+    ("ones", lambda **kw: xp.ones((7, 5), **kw), ((3, 3, 1), (2, 2, 1))),
+    ("full", lambda **kw: xp.full((7, 5), 2.5, **kw), ((3, 3, 1), (2, 2, 1))),
+    ("empty", lambda **kw: xp.empty((7, 5), **kw), ((3, 3, 1), (2, 2, 1))),
+    ("arange", lambda **kw: xp.arange(1.0, 11.0, 1.5, **kw), ((3, 3, 1),)),
+    ("linspace", lambda **kw: xp.linspace(0.0, 1.0, 7, **kw), ((3, 3, 1),)),
+    ("eye", lambda **kw: xp.eye(7, 5, k=1, **kw), ((3, 3, 1), (2, 2, 1))),
+    ("zeros_like", lambda **kw: xp.zeros_like(xp.ones((7, 5)), **kw), ((3, 3, 1), (2, 2, 1))),
+    ("ones_like", lambda **kw: xp.ones_like(xp.ones((7, 5)), **kw), ((3, 3, 1), (2, 2, 1))),
+    ("full_like", lambda **kw: xp.full_like(xp.ones((7, 5)), 4, **kw), ((3, 3, 1), (2, 2, 1))),
+    ("empty_like", lambda **kw: xp.empty_like(xp.ones((7, 5)), **kw), ((3, 3, 1), (2, 2, 1))),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "want"), CREATION_WITH_CHUNKS, ids=[c[0] for c in CREATION_WITH_CHUNKS]
+)
+def test_chunks_on_every_creation_function(name, make, want):
+    chunks = tuple(c[0] for c in want)  # e.g. (3, 2): regular blocks, the last ones shorter
+    x = make(device=xp.DASK, chunks=chunks)
+    assert x.device is xp.DASK
+    assert x._data.chunks == want
+    assert x.chunks == want
+    host = make(device=xp.CPU)
+    assert x.shape == host.shape and x.dtype == host.dtype
+    if not name.startswith("empty"):
+        np.testing.assert_array_equal(to_numpy(x), to_numpy(host))
+    # chunks=None: Dask's default chunking; chunks= on an eager device is an error
+    assert make(device=xp.DASK).shape == host.shape
+    with pytest.raises(ValueError, match=rf"{name}: .*chunks"):
+        make(device=xp.CPU, chunks=chunks)
+
+
+# --- to_zarr when the Dask chunks do not line up with the Zarr chunks (dask/dask#12587) ---
+MISALIGNED = {
+    "3x5 on 4x4": (3, 5),
+    "irregular": ((1, 2, 3, 4, 2), (7, 5)),
+    "size-1": (1, 1),
+    "one chunk": (12, 12),
+}
+
+
+@pytest.mark.parametrize("sharded", [False, True], ids=["chunks", "shards"])
+@pytest.mark.parametrize("data_chunks", list(MISALIGNED.values()), ids=list(MISALIGNED))
+def test_to_zarr_with_chunks_off_the_zarr_grid(tmp_path, monkeypatch, data_chunks, sharded):
+    zarr = pytest.importorskip("zarr")
+    from strict_array._backends.dask import _io
+
+    grid = (8, 8) if sharded else (4, 4)  # the unit one task may write: a shard, or a chunk
+    z = zarr.create_array(
+        store=str(tmp_path / "z.zarr"), shape=(12, 12), chunks=(4, 4),
+        shards=(8, 8) if sharded else None, dtype="float64", fill_value=-1.0,
+    )  # fmt: skip
+    expected = np.arange(144.0).reshape(12, 12)
+    x = xp.asarray(da.from_array(expected, chunks=data_chunks))
+    written = []
+    real_store = _io.store
+    monkeypatch.setattr(_io, "store", lambda d, t: (written.append(d[0].chunks), real_store(d, t)))
+    # many threads, so that two tasks writing into one Zarr chunk would race
+    with dask.config.set(scheduler="threads", num_workers=8):
+        xp.to_zarr(x, z)
+    np.testing.assert_array_equal(z[...], expected)
+    # every task writes whole chunks (shards) of the grid: its offsets are on the grid
+    (chunks,) = written
+    for axis_chunks, g in zip(chunks, grid):
+        offsets = np.cumsum((0, *axis_chunks[:-1]))
+        assert all(o % g == 0 for o in offsets), (chunks, grid)
+    assert x._data.chunks == da.from_array(expected, chunks=data_chunks).chunks  # x untouched
+
+
+def test_to_zarr_new_array_from_irregular_chunks(tmp_path):
+    zarr = pytest.importorskip("zarr")
+    expected = np.arange(60.0).reshape(12, 5)
+    x = xp.asarray(da.from_array(expected, chunks=((1, 5, 2, 4), (2, 3))))
+    with dask.config.set(scheduler="threads", num_workers=8):
+        xp.to_zarr(x, tmp_path / "n.zarr")
+    z = zarr.open_array(str(tmp_path / "n.zarr"), mode="r")
+    assert z.chunks == (5, 3)  # one Zarr chunk per largest Dask chunk
+    np.testing.assert_array_equal(z[...], expected)
+    with pytest.raises(ValueError, match=r"to_zarr: the Zarr array has shape \(12, 12\)"):
+        xp.to_zarr(
+            x,
+            zarr.create_array(
+                store=str(tmp_path / "m.zarr"), shape=(12, 12), chunks=(4, 4), dtype="float64"
+            ),
+        )

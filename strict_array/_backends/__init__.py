@@ -129,12 +129,11 @@ class Device:
 
     def create(self, name: str, *args: Any, chunks: Any = None, **kwargs: Any) -> Any:
         """Call the namespace's creation function ``name`` (``chunks`` on chunked devices)."""
-        self._check_no_chunks(chunks)
+        self.check_chunks(name, chunks)
         return getattr(self.ns, name)(*args, **kwargs)
 
     def from_numpy(self, arr: np.ndarray, chunks: Any = None) -> Any:
-        """Place NumPy data on this device."""
-        self._check_no_chunks(chunks)
+        """Place NumPy data on this device (``chunks`` checked by :meth:`check_chunks`)."""
         return self.ns.asarray(arr)
 
     def to_numpy(self, data: Any) -> np.ndarray:
@@ -163,16 +162,20 @@ class Device:
         """The data type of ``data`` as strict_array's data types (NumPy's dtypes)."""
         return data.dtype
 
-    def _check_no_chunks(self, chunks: Any) -> None:
-        if chunks is not None:
+    def check_chunks(self, op: str, chunks: Any) -> None:
+        """Refuse ``chunks=`` for ``op`` on a device whose arrays have no chunks.
+
+        Every public function that takes ``chunks=`` calls this before asking the
+        device for data; lazy devices accept any value their backend accepts.
+        """
+        if chunks is not None and not self.lazy:
             raise ValueError(
-                f"chunks={chunks!r} only applies to a chunked device (one whose arrays "
-                f"are lazy), not {self!r}."
+                f"{op}: chunks={chunks!r} only applies to a chunked (lazy) device, not "
+                f"{self!r}; drop chunks={_lazy_hint()}."
             )
 
     def rechunk(self, data: Any, chunks: Any) -> Any:
         """The same data with new chunks (lazily, on a chunked device)."""
-        self._check_no_chunks(chunks)
         return data
 
     def chunks(self, data: Any) -> tuple[tuple[int | None, ...], ...] | None:
@@ -219,7 +222,6 @@ class Device:
         """A Zarr array's data on this device."""
         import zarr
 
-        self._check_no_chunks(chunks)
         return self.from_numpy(
             np.asarray(zarr.open_array(store, mode="r", path=component or "")[...])
         )
@@ -321,6 +323,13 @@ def available_devices() -> tuple[Device, ...]:
 def host_device() -> Device:
     """The device whose arrays are NumPy's own (computed results land there)."""
     return device(next(b.name for b in _BACKENDS.values() if b.host))
+
+
+def _lazy_hint() -> str:
+    try:
+        return f" or pass device={lazy_device()!r}"
+    except ImportError:
+        return ""
 
 
 def lazy_device() -> Device:
