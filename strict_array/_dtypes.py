@@ -156,6 +156,81 @@ _KINDS = {
 }
 
 
+#: the dtype kinds each category of the standard's element-wise functions takes,
+#: and the dtype an error suggests converting to
+CATEGORY_KINDS = {
+    "boolean": ("b", "bool"),
+    "integer": ("iu", "int64"),
+    "integer or boolean": ("biu", "int64"),
+    "real numeric": ("iuf", "float64"),
+    "numeric": ("iufc", "float64"),
+    "real floating-point": ("f", "float64"),
+    "complex floating-point": ("c", "complex128"),
+    "floating-point": ("fc", "float64"),
+    "numeric or boolean": ("biufc", "float64"),
+    "real-valued or boolean": ("biuf", "float64"),
+}
+
+#: each element-wise, statistical, searching and sorting function's dtype category,
+#: as the standard states it ("x: input array. Should have a ... data type"), as in
+#: array_api_strict: NumPy computes many others, with dtypes outside the standard
+#: (``sqrt`` of a bool is float16), a different result on each device (``round`` of
+#: a bool) or no meaning (the order of complex numbers), so they are refused.
+#: Not listed: ``equal`` and ``not_equal`` (every dtype), and the arithmetic of
+#: ``add``, ``subtract``, ``multiply``, ``divide`` and ``pow``, which follows NumPy for
+#: every dtype as mixed-kind promotion does (results of standard dtypes, the same on
+#: every device; ``subtract`` of booleans is NumPy's TypeError): they are the hot
+#: path, where a dtype check would cost more than all the rest of the wrapper.
+FUNCTION_CATEGORIES = {
+    **dict.fromkeys(
+        ("abs", "conj", "isfinite", "isinf", "isnan", "negative", "positive", "real",
+         "round", "sign", "square"),
+        "numeric",
+    ),
+    **dict.fromkeys(
+        ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1",
+         "log", "log1p", "log2", "log10", "reciprocal", "sin", "sinh", "sqrt", "tan", "tanh"),
+        "floating-point",
+    ),
+    **dict.fromkeys(
+        ("signbit", "atan2", "copysign", "hypot", "logaddexp", "nextafter"),
+        "real floating-point",
+    ),
+    **dict.fromkeys(
+        ("ceil", "floor", "trunc", "greater", "greater_equal", "less", "less_equal",
+         "floor_divide", "maximum", "minimum", "remainder"),
+        "real numeric",
+    ),
+    **dict.fromkeys(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert"),
+                    "integer or boolean"),
+    **dict.fromkeys(("bitwise_left_shift", "bitwise_right_shift"), "integer"),
+    **dict.fromkeys(("logical_and", "logical_or", "logical_not", "logical_xor"), "boolean"),
+    "imag": "complex floating-point",
+    # Reductions, searching and sorting: the standard asks for numeric (sums) and
+    # real-valued (orderings) input and leaves booleans to the library; they count as
+    # 0 and 1 on every device, as in NumPy, and consumers rely on it (xarray's rolling
+    # windows sum boolean masks). Complex numbers have no order: refused. The moments
+    # (mean, var, std) take integers and booleans as NumPy does, in float64.
+    **dict.fromkeys(("sum", "prod", "cumulative_sum", "cumulative_prod"), "numeric or boolean"),
+    **dict.fromkeys(("max", "min", "argmax", "argmin", "sort", "argsort"), "real-valued or boolean"),
+}  # fmt: skip
+
+
+def check_category(op: str, dtype: np.dtype, which: str = "x") -> None:
+    """Refuse a dtype outside ``op``'s category (TypeError naming the fix)."""
+    category = FUNCTION_CATEGORIES.get(op)
+    if category is None:
+        return
+    kinds, suggested = CATEGORY_KINDS[category]
+    if dtype.kind in kinds:
+        return
+    allowed = ", ".join(str(d) for d in ALL_DTYPES if d.kind in kinds)
+    raise TypeError(
+        f"{op}: {which} has dtype {dtype}, but {op} takes {category} arrays ({allowed}); "
+        f"convert first, e.g. strict_array.astype({which}, strict_array.{suggested})."
+    )
+
+
 def isdtype(dtype: Any, kind: Any) -> builtins.bool:
     """Whether ``dtype`` is of ``kind`` (a dtype, a kind name, or a tuple of them).
 

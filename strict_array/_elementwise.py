@@ -28,6 +28,7 @@ from ._array import (
 )
 from ._backends import Device, device_of_native
 from ._broadcasting import broadcast_shapes, check_scalar_dimensions
+from ._dtypes import FUNCTION_CATEGORIES, check_category
 from ._errors import ARRAY, ARRAY_OR_SCALAR, refuse_operand
 from ._typing import PY_SCALARS, Scalar
 
@@ -108,6 +109,27 @@ BINARY = {
 
 
 # --- the one code path --------------------------------------------------------------
+#: per function, the ids of NumPy's dtype singletons found in its dtype category: the
+#: fast paths test ``id(a.dtype)`` against it, much cheaper than hashing a dtype
+_ACCEPTED_IDS: dict[str, set[int]] = {}
+
+
+def check_dtypes(op: str, dev: Device, *operands: Any) -> None:
+    """Refuse array operands whose dtype is outside ``op``'s category."""
+    if op not in FUNCTION_CATEGORIES:
+        return
+    accepted = _ACCEPTED_IDS.setdefault(op, set())
+    for i, o in enumerate(operands):
+        if dev.owns(o) and id(o.dtype) not in accepted:
+            which = "x" if len(operands) == 1 else f"x{i + 1}"
+            dtype = dev.dtype(o)
+            check_category(op, dtype, which)
+            if o.dtype is dtype and dtype is np.dtype(dtype.char):
+                # one of NumPy's dtype singletons, which live as long as the process:
+                # its id is never reused (other dtype objects are checked each time)
+                accepted.add(id(dtype))
+
+
 def _align(op: str, dev: Device, a: Any, b: Any, dims: object) -> tuple[Any, Any]:
     """Operands of different ranks, or explicit ``broadcast_dimensions``: the plan."""
     plan = policy.binary(op, dev.shape(a), dev.shape(b), dims)
@@ -162,6 +184,7 @@ def apply_binary(op: str, x1: Any, x2: Any, dims: object = None) -> Array:
             f"{op}: at least one operand must be a strict_array.Array, got "
             f"{t1.__name__} and {t2.__name__}; make one an array with strict_array.asarray."
         )
+    check_dtypes(op, dev, a, b)
     try:
         return result(dev.binary(op)(a, b), dev)
     except (ValueError, TypeError, OverflowError) as e:  # e.g. bitwise on floats, int too large
@@ -176,6 +199,7 @@ def apply_unary(op: str, x: Any) -> Array:
     if type(x) is not Array:
         refuse_operand(op, x, ARRAY)
     dev = x._device
+    check_dtypes(op, dev, x._data)
     try:
         r = dev.function(op)(x._data)
     except (TypeError, ValueError) as e:  # e.g. bitwise_invert of a float array
@@ -277,6 +301,8 @@ _FAILED = object()
 
 def make_binary(op: str) -> Callable[..., Array]:
     """The namespace function ``op`` (a binary element-wise function)."""
+    checked = op in FUNCTION_CATEGORIES
+    accepted = _ACCEPTED_IDS.setdefault(op, set())
 
     def func(
         x1: ArrayOrScalar,
@@ -292,7 +318,11 @@ def make_binary(op: str) -> Callable[..., Array]:
                 b: Any = x2._data
                 if x2._device is not dev or x1._ndim != x2._ndim:
                     return apply_binary(op, x1, x2)
+                if checked and (id(a.dtype) not in accepted or id(b.dtype) not in accepted):
+                    return apply_binary(op, x1, x2)
             elif type(x2) is float or type(x2) is int:
+                if checked and id(a.dtype) not in accepted:
+                    return apply_binary(op, x1, x2)
                 b = x2
             else:
                 return apply_binary(op, x1, x2)
@@ -322,6 +352,8 @@ def forward_operator(op: str) -> Callable[[Array, Any], Array]:
     It returns ``NotImplemented`` for an operand type it does not know, so that
     type's own reflected operator can run.
     """
+    checked = op in FUNCTION_CATEGORIES
+    accepted = _ACCEPTED_IDS.setdefault(op, set())
 
     def operator(self: Array, other: Any) -> Array:
         dev = self._device
@@ -330,7 +362,11 @@ def forward_operator(op: str) -> Callable[[Array, Any], Array]:
             b: Any = other._data
             if other._device is not dev or self._ndim != other._ndim:
                 return apply_binary(op, self, other)
+            if checked and (id(a.dtype) not in accepted or id(b.dtype) not in accepted):
+                return apply_binary(op, self, other)
         elif type(other) is float or type(other) is int:
+            if checked and id(a.dtype) not in accepted:
+                return apply_binary(op, self, other)
             b = other
         elif _foreign(op, other):
             return NotImplemented
@@ -356,10 +392,14 @@ def forward_operator(op: str) -> Callable[[Array, Any], Array]:
 
 def reflected_operator(op: str) -> Callable[[Array, Any], Array]:
     """``Array.__rop__`` for the binary function ``op``: ``other op x``."""
+    checked = op in FUNCTION_CATEGORIES
+    accepted = _ACCEPTED_IDS.setdefault(op, set())
 
     def operator(self: Array, other: Any) -> Array:
         if type(other) is float or type(other) is int:
             dev = self._device
+            if checked and id(self._data.dtype) not in accepted:
+                return apply_binary(op, other, self)
             try:
                 r = dev.binaries[op](other, self._data)
             except _FAST_ERRORS:

@@ -12,6 +12,7 @@ from ._array import (
     result,
 )
 from ._broadcasting import normalize_axes, normalize_axis
+from ._dtypes import check_category
 from ._errors import ARRAY_OR_SCALAR
 from ._statistical import check_nonempty
 from ._typing import Scalar
@@ -19,6 +20,7 @@ from ._typing import Scalar
 
 def _arg_reduce(op: str, x: Array, axis: int | None, keepdims: bool) -> Array:
     x = expect_array(op, x)
+    check_category(op, x.dtype)
     axes = normalize_axes(op, axis, x.ndim)
     check_nonempty(op, x.shape, axes)
     backend_axis = None if axis is None else normalize_axis(op, axis, x.ndim)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from ._array import Array, expect_array, result
 from ._broadcasting import normalize_axis
+from ._dtypes import check_category
 
 
 def _sort(op: str, x: Array, axis: int, descending: bool, stable: bool) -> Array:
     x = expect_array(op, x)
+    check_category(op, x.dtype)
     axis = normalize_axis(op, axis, x.ndim)
     data = getattr(x._device.ns, op)(x._data, axis=axis, descending=descending, stable=stable)
     return result(data, x._device)

@@ -6,13 +6,14 @@ from typing import Any
 
 from ._array import Array, common_device, expect_array, result
 from ._broadcasting import normalize_axes, normalize_axis
-from ._dtypes import as_dtype
+from ._dtypes import as_dtype, check_category
 from ._typing import Axis, DTypeLike
 
 
 def _reduce(op: str, x: Array, axis: Axis, keepdims: bool, **kwargs: Any) -> Array:
     """A reduction over ``axis``: axes validated here, the rest by the backend."""
     x = expect_array(op, x)
+    check_category(op, x.dtype)
     axes = normalize_axes(op, axis, x.ndim)
     if op in _NO_IDENTITY:
         check_nonempty(op, x.shape, axes)
@@ -125,6 +126,7 @@ def _cumulative(
     op: str, x: Array, axis: int | None, dtype: DTypeLike | None, include_initial: bool
 ) -> Array:
     x = expect_array(op, x)
+    check_category(op, x.dtype)
     if x.ndim == 0:
         raise ValueError(f"{op}: x must have at least one axis, got a 0-d array.")
     if axis is None:
