@@ -73,7 +73,7 @@ def getitem(self: Array, key: Any, /) -> Array:
 
 def _checked_getitem(x: Array, key: Any) -> Array:
     k = _key("__getitem__", x, key)
-    _check_key_shapes("__getitem__", x, k)
+    k = _check_key_shapes("__getitem__", x, k)
     dev = x._device
     try:
         data = dev.getitem(x._data, k)
@@ -85,10 +85,15 @@ def _checked_getitem(x: Array, key: Any) -> Array:
     return out
 
 
-def _check_key_shapes(op: str, x: Array, key: Any) -> None:
+def _check_key_shapes(op: str, x: Array, key: Any) -> Any:
     """Each key entry against the axes it indexes, before any backend: a boolean
     array's sizes against the axes' (NumPy's IndexError), and positions on axes of
-    unknown size, which cannot be found before computing (section 4)."""
+    unknown size, which cannot be found before computing (section 4).
+
+    Returns the key to index with: a boolean array with an axis of size 0 where the
+    array's axis is not (which the standard allows: it selects nothing) becomes the
+    empty integer arrays of its ``nonzero()``, as NumPy reads it (Dask fails to
+    broadcast such a mask against the axis)."""
     parts = key if type(key) is tuple else (key,)
     shape = x.shape
     consumed = [_axes_taken(x, k) for k in parts]
@@ -97,6 +102,7 @@ def _check_key_shapes(op: str, x: Array, key: Any) -> None:
             f"{op}: too many indices for an array of shape {shape}: the key {_show(key)} "
             f"indexes {sum(n for n in consumed if n is not None)} axes."
         )
+    rewritten: dict[int, tuple[Any, ...]] = {}
     axis = 0
     for position, (k, n) in enumerate(zip(parts, consumed)):
         if n is None:  # Ellipsis: the axes the rest of the key does not take
@@ -106,6 +112,10 @@ def _check_key_shapes(op: str, x: Array, key: Any) -> None:
         kind = _kind(x, k)
         if kind == "b" and k.ndim:
             for i, (s, m) in enumerate(zip(sizes, _shape_of(k))):
+                if m == 0 and s is not None and s != 0:
+                    empty = x._device.index_from_numpy(np.zeros(0, np.intp))
+                    rewritten[position] = (empty,) * k.ndim
+                    continue
                 if s is not None and m is not None and s != m:
                     raise IndexError(
                         f"{op}: boolean index did not match indexed array along axis "
@@ -129,6 +139,10 @@ def _check_key_shapes(op: str, x: Array, key: Any) -> None:
                 "a boolean mask, or make the size known first (strict_array.persist)."
             )
         axis += n
+    if not rewritten:
+        return key
+    out = [e for position, p in enumerate(parts) for e in rewritten.get(position, (p,))]
+    return tuple(out) if type(key) is tuple or len(out) > 1 else out[0]
 
 
 def _kind(x: Array, k: Any) -> str | None:
@@ -225,7 +239,7 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
             raise mixed_devices(op, dev, value._device)
         # the rank rule first, then the key against the sizes, then the dtype
         _check_value_shape(op, _region(op, x, k, key), value.shape)
-        _check_key_shapes(op, x, k)
+        checked = _check_key_shapes(op, x, k)
         if np.result_type(x.dtype, value.dtype) != x.dtype:
             raise TypeError(
                 f"{op}: cannot store values of dtype {value.dtype} into an array of dtype "
@@ -233,9 +247,11 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
             )
         v: Any = value._data
     else:
-        _check_key_shapes(op, x, k)
+        checked = _check_key_shapes(op, x, k)
         v = as_scalar(op, value, ARRAY_OR_SCALAR)
         _check_scalar_kind(op, x.dtype, v)
+    if checked is not k:  # a boolean key with an axis of size 0: nothing is selected
+        return
     with mutation_lock(x):
         try:
             store(x, dev.assign(x._data, k, v))
@@ -251,7 +267,7 @@ def _region(op: str, x: Array, k: Any, key: Any) -> tuple[int | None, ...]:
     parts = k if type(k) is tuple else (k,)
     if not any(_kind(x, p) == "b" for p in parts):
         return index_shape(op, x.shape, parts)
-    _check_key_shapes(op, x, k)  # a mask must fit before the backend selects with it
+    k = _check_key_shapes(op, x, k)  # a mask must fit before the backend selects with it
     dev = x._device
     try:
         return dev.shape(dev.getitem(x._data, k))

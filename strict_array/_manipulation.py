@@ -60,6 +60,14 @@ def broadcast_to(x: Array, /, shape: ShapeLike) -> Array:
         fits = len(shape) >= x.ndim and broadcast_shapes(x.shape, shape) == shape
     except ValueError:
         fits = False
+    if not fits and len(shape) >= x.ndim:
+        pairs = list(zip(x.shape[::-1], shape[::-1]))
+        if any(s is None for s, _ in pairs) and all(s in (None, 1, t) for s, t in pairs):
+            raise ValueError(
+                f"broadcast_to: x has shape {x.shape}, with sizes unknown until computed; "
+                f"broadcasting it to {shape} needs them (section 4 of the contract). Make "
+                "them known first: strict_array.known_sizes() or strict_array.persist."
+            )
     if not fits:
         raise ValueError(
             f"broadcast_to: cannot broadcast shape {x.shape} to {shape} with NumPy's "

@@ -8,7 +8,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from conftest import to_numpy
+from conftest import on, to_numpy
 from dask.callbacks import Callback
 from hypothesis import given
 from hypothesis import strategies as st
@@ -464,3 +464,67 @@ def test_to_zarr_new_array_from_irregular_chunks(tmp_path):
                 store=str(tmp_path / "m.zarr"), shape=(12, 12), chunks=(4, 4), dtype="float64"
             ),
         )
+
+
+# --- found by the differential suite's other seeds ----------------------------------------
+@pytest.mark.parametrize(
+    ("shape", "key_shape"), [((3,), (0,)), ((3, 2), (0, 2)), ((3, 2), (3, 0)), ((2, 3), (0,))]
+)
+def test_a_boolean_key_may_have_size_0_on_an_axis(device, shape, key_shape):
+    """The standard: each size of a boolean key equals the array's or is 0 (it selects
+    nothing); Dask fails to broadcast such a mask, NumPy reads it as nonzero()."""
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    x, key = on(device, a), on(device, np.zeros(key_shape, bool))
+    expected = a[np.zeros(key_shape, bool)]
+    assert x[key].shape == expected.shape
+    np.testing.assert_array_equal(to_numpy(x[key]), expected)
+    x[key] = 7.0
+    np.testing.assert_array_equal(to_numpy(x), a)
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        x[on(device, np.zeros((1, *key_shape[1:]), bool))]
+
+
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_cumulative_over_empty_and_unknown_blocks(name, include_initial):
+    """Dask carries each block's last element to the next; an empty block has none
+    (wrong values with unknown sizes, an error with known ones)."""
+    a = np.arange(1.0, 13.0).reshape(4, 3)
+    expected = getattr(xp, name)(xp.asarray(a[[0, 1, 3]]), axis=0, include_initial=include_initial)
+    x = xp.asarray(a, device=xp.DASK, chunks=(1, 2))
+    masked = x[xp.asarray([True, True, False, True], device=xp.DASK, chunks=1)]
+    assert masked.shape == (None, 3)
+    for axis in (0, 1):
+        want = getattr(xp, name)(
+            xp.asarray(a[[0, 1, 3]]), axis=axis, include_initial=include_initial
+        )
+        got = getattr(xp, name)(masked, axis=axis, include_initial=include_initial)
+        np.testing.assert_array_equal(to_numpy(got), to_numpy(want))
+    known_empty = xp.asarray(da.from_array(a[[0, 1, 3]], chunks=((1, 0, 2), 3)))
+    got = getattr(xp, name)(known_empty, axis=0, include_initial=include_initial)
+    np.testing.assert_array_equal(to_numpy(got), to_numpy(expected))
+
+
+def test_repeat_one_count_along_an_axis_of_unknown_size():
+    a = np.arange(12.0).reshape(4, 3)
+    x = xp.asarray(a, device=xp.DASK, chunks=(1, 2))
+    u = x[x[:, 0] > 2.0]
+    got = xp.repeat(u, xp.asarray([2], device=xp.DASK), axis=0)
+    np.testing.assert_array_equal(to_numpy(got), np.repeat(a[a[:, 0] > 2.0], 2, axis=0))
+
+
+def test_broadcast_to_from_an_unknown_size_is_refused_as_section_4_says():
+    x = xp.asarray(np.arange(4.0), device=xp.DASK, chunks=2)
+    u = x[x > 2.0]
+    with pytest.raises(ValueError, match=r"x has shape \(None,\), with sizes unknown until"):
+        xp.broadcast_to(u, (1,))
+    with xp.known_sizes():
+        v = x[x > 2.0]
+    np.testing.assert_array_equal(to_numpy(xp.broadcast_to(v, (1,))), [3.0])
+
+
+def test_max_of_an_empty_selection_fails_when_computed_naming_max():
+    x = xp.asarray(np.arange(4.0), device=xp.DASK, chunks=2)
+    empty = xp.max(x[x > 10.0])
+    with pytest.raises(ValueError, match=r"^max: cannot reduce an empty selection"):
+        to_numpy(empty)

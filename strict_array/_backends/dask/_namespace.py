@@ -166,10 +166,15 @@ def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Arra
 def _repeat_counts(x: da.Array, repeats: da.Array, axis: int) -> da.Array:
     """``repeat`` with an array of counts (Dask takes only an int): block by block,
     each block of ``x`` with its counts; the sizes along ``axis`` become unknown."""
-    if repeats.ndim == 0 or repeats.shape[0] == 1:  # one count for all
-        repeats = da.broadcast_to(repeats.reshape((1,)), (x.shape[axis],))
-    repeats = repeats.rechunk((x.chunks[axis],))
     chunks = tuple((np.nan,) * len(c) if i == axis else c for i, c in enumerate(x.chunks))
+    if repeats.ndim == 0 or repeats.shape[0] == 1:  # one count for all, in one block that
+        # every block of x pairs with (also along an axis of unknown size)
+        one = repeats.reshape((1,) * x.ndim)
+        return da.map_blocks(
+            lambda block, c: np.repeat(block, int(c.ravel()[0]), axis=axis), x, one,
+            chunks=chunks, dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype),
+        )  # fmt: skip
+    repeats = repeats.rechunk((x.chunks[axis],))
     # the counts as an array of x's rank (size 1 off the axis), so that blocks pair up
     counts = repeats.reshape((1,) * axis + (-1,) + (1,) * (x.ndim - axis - 1))
     return da.map_blocks(

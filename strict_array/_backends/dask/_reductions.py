@@ -10,6 +10,12 @@
   Dask's own arg-reductions take from the (unknown) chunk sizes.
 - argmax and argmin over a whole n-d array keep the first of equal values (Dask's
   flat arg-reduction can pick a later one): they run over the flattened array.
+- Cumulative sums and products over blocks that may be empty (unknown sizes, or
+  known empty blocks): Dask carries the last element of each block's result to the
+  next, which an empty block does not have, so the carry is lost (wrong values for
+  unknown sizes, an error for known empty blocks); and with unknown sizes on other
+  axes its scan fails. Each block is scanned alone and offset by the total of the
+  blocks before it.
 """
 
 from __future__ import annotations
@@ -69,9 +75,59 @@ def reduction(name: str) -> Any:
             a = 0 if axis is None else axis % x.ndim
             out = _arg(name, x, a)
             return da.expand_dims(out, a) if keepdims else out
+        if name.startswith("cumulative") and (x.ndim == 1 or axis is not None):
+            a = 0 if axis is None else axis % x.ndim
+            blocks = x.chunks[a]
+            if (len(blocks) > 1 and any(unknown(c) or c == 0 for c in blocks)) or (
+                any(unknown(s) for s in x.shape)
+                and (len(blocks) > 1 or kwargs.get("include_initial"))
+            ):  # (Dask's include_initial makes an array of the shape, which needs sizes)
+                return _cumulative(name, own, x, a, **kwargs)
         return own(x, axis=axis, **kwargs)
 
     return reduce
+
+
+def _cumulative(
+    name: str, own: Any, x: da.Array, axis: int, *, include_initial: bool = False, **kwargs: Any
+) -> da.Array:
+    """A cumulative sum or product along ``axis`` whose blocks may be empty or of
+    unknown size (also on the other axes, where Dask's scan fails): each block is
+    scanned alone, then offset by the reduction of the blocks before it, which
+    every block receives (one small block per block of ``x``) and cuts to its own
+    position."""
+    cumulate, total = (np.cumsum, np.sum) if name == "cumulative_sum" else (np.cumprod, np.prod)
+    dtype = own(da.zeros((1,) * x.ndim, dtype=x.dtype), axis=axis, **kwargs).dtype
+    identity = 0 if name == "cumulative_sum" else 1
+    head = (slice(None),) * axis
+
+    def totals_of(b: np.ndarray) -> np.ndarray:
+        return total(b, axis=axis, keepdims=True, dtype=dtype)
+
+    per_block = tuple((1,) * len(cs) if a == axis else cs for a, cs in enumerate(x.chunks))
+    totals = da.map_blocks(totals_of, x, chunks=per_block, dtype=dtype)
+    n = len(x.chunks[axis])
+
+    def scan(b: np.ndarray, t: np.ndarray, where: np.ndarray) -> np.ndarray:
+        j = int(where[0])  # this block's position along the axis
+        before = total(t[(*head, slice(0, j))], axis=axis, keepdims=True, dtype=dtype)
+        out = cumulate(b, axis=axis, dtype=dtype)
+        out = out + before if name == "cumulative_sum" else out * before
+        if include_initial and j == 0:
+            shape = list(b.shape)
+            shape[axis] = 1
+            out = np.concatenate([np.full(shape, identity, dtype), out], axis=axis)
+        return out.astype(dtype, copy=False)
+
+    index = tuple(range(x.ndim))
+    every = tuple(x.ndim if a == axis else a for a in index)  # all blocks along the axis
+    sizes = tuple(
+        c + (1 if include_initial and i == 0 else 0) for i, c in enumerate(x.chunks[axis])
+    )
+    return da.blockwise(
+        scan, index, x, index, totals, every, da.arange(n, chunks=1), (axis,),
+        concatenate=True, align_arrays=False, adjust_chunks={axis: sizes}, dtype=dtype,
+    )  # fmt: skip
 
 
 def _identity(name: str, dtype: np.dtype) -> Any:
@@ -109,8 +165,10 @@ def _extremum(name: str, x: da.Array, axes: tuple[int, ...], keepdims: bool = Fa
 
     def check(v: np.ndarray, n: np.ndarray) -> np.ndarray:
         if v.size and (n == 0).any():
-            op = "maximum" if name == "max" else "minimum"
-            raise ValueError(f"zero-size array to reduction operation {op} which has no identity")
+            raise ValueError(
+                f"{name}: cannot reduce an empty selection (its size was known only when "
+                f"computed): {name} has no identity."
+            )
         return v
 
     return da.map_blocks(check, values, count, dtype=x.dtype)
@@ -145,7 +203,10 @@ def _arg(name: str, x: da.Array, axis: int) -> da.Array:
         values, local = parts[..., 0].astype(x.dtype), parts[..., 1].astype(np.int64)
         lengths = parts[..., 2].astype(np.int64)
         if (lengths.sum(-1) == 0).any():
-            raise ValueError(f"attempt to get {name} of an empty sequence")
+            raise ValueError(
+                f"{name}: cannot reduce an empty selection (its size was known only when "
+                f"computed): {name} of nothing has no index."
+            )
         offsets = np.cumsum(lengths, axis=-1) - lengths
         valid = lengths > 0
         nan = np.isnan(values) & valid if x.dtype.kind in "fc" else np.zeros_like(valid)
