@@ -1,0 +1,344 @@
+"""The out-of-core job shared by ``bench_out_of_core.py`` and ``bench_cluster.py``.
+
+The canonical out-of-core job, centring the columns of an on-disk array and
+summing the squares (dask/dask#874), written four ways:
+
+- ``strict_array``, the natural form (one expression; the planner reads ``x`` in
+  two streaming passes by itself)::
+
+      x = xp.from_zarr(path)
+      m = xp.mean(x, axis=0)
+      z = xp.subtract(x, m, broadcast_dimensions=(1,))
+      s = xp.sum(z * z, axis=0)
+
+- ``strict_array``, two passes by hand (``m`` computed first and moved back);
+- ``dask.array``, the natural form (``x - x.mean(axis=0)``, one graph: it holds
+  the whole of ``x`` in memory, dask/dask#874);
+- ``dask.array``, two passes by hand.
+
+Each contender runs in a fresh subprocess (so its peak RSS, ``ru_maxrss``, is its
+own) with the glibc allocator settings of :data:`MALLOC_ENV`, and prints one
+``RESULT {json}`` line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+CHUNK_ROWS = 131072
+COLS = 64  # 131072 x 64 float64 = 64 MiB per chunk
+
+#: glibc malloc settings, read only at process start (hence the subprocesses):
+#: - MMAP_THRESHOLD_ 64 KiB: every buffer >= 64 KiB (all chunk-sized arrays) is its own
+#:   mmap and goes back to the OS on free. Setting it also turns off glibc's dynamic
+#:   threshold, which otherwise rises to 32 MiB after the first large free and then
+#:   serves chunk-sized buffers from the heap, where fragmentation keeps them resident.
+#: - TRIM_THRESHOLD_ 64 KiB: trim free memory at the top of the heap beyond 64 KiB.
+#: - MMAP_MAX_ 65536: glibc's default cap on simultaneous mmaps, stated explicitly so
+#:   the threshold above is never silently disabled by MMAP_MAX_=0.
+#: - ARENA_MAX 4: at most 4 malloc arenas (instead of 8 per core) for the worker
+#:   threads, so freed memory is not stranded in many per-thread arenas.
+MALLOC_ENV = {
+    "MALLOC_MMAP_THRESHOLD_": "65536",
+    "MALLOC_TRIM_THRESHOLD_": "65536",
+    "MALLOC_MMAP_MAX_": "65536",
+    "MALLOC_ARENA_MAX": "4",
+}
+
+CONTENDERS = (
+    "strict_array, natural",
+    "strict_array, two passes by hand",
+    "dask.array, natural (one graph)",
+    "dask.array, two passes by hand",
+)
+
+
+def write_input(path: str, gib: float) -> tuple[int, int]:
+    """A (rows, COLS) float64 standard-normal Zarr at ``path``, uncompressed, in row
+    blocks of CHUNK_ROWS; kept if it already has that shape and chunking."""
+    import dask
+    import dask.array as da
+    import zarr
+
+    rows = max(CHUNK_ROWS, int(gib * 2**30 // (8 * COLS)) // CHUNK_ROWS * CHUNK_ROWS)
+    if os.path.exists(path):
+        z = zarr.open_array(path, mode="r")
+        if z.shape == (rows, COLS) and z.chunks == (CHUNK_ROWS, COLS):
+            return (rows, COLS)
+    z = zarr.create_array(
+        store=path,
+        shape=(rows, COLS),
+        chunks=(CHUNK_ROWS, COLS),
+        dtype="float64",
+        compressors=None,
+        overwrite=True,
+    )
+    x = da.random.default_rng(0).standard_normal((rows, COLS), chunks=(CHUNK_ROWS, COLS))
+    with dask.config.set(scheduler="threads", num_workers=2):
+        da.store(x, z, lock=False)
+    return (rows, COLS)
+
+
+# --- the four forms (run inside the child) ----------------------------------------------
+def strict_natural(path: str) -> Any:
+    import numpy as np
+
+    import strict_array as xp
+
+    x = xp.from_zarr(path)
+    m = xp.mean(x, axis=0)
+    z = xp.subtract(x, m, broadcast_dimensions=(1,))
+    s = xp.sum(z * z, axis=0)
+    return np.asarray(s)
+
+
+def strict_by_hand(path: str) -> Any:
+    import numpy as np
+
+    import strict_array as xp
+
+    x = xp.from_zarr(path)
+    m = xp.asarray(xp.mean(x, axis=0).to_device(xp.CPU), device=xp.DASK)  # pass 1
+    z = xp.subtract(x, m, broadcast_dimensions=(1,))
+    return np.asarray(xp.sum(z * z, axis=0))  # pass 2
+
+
+def dask_natural(path: str) -> Any:
+    import dask.array as da
+
+    x = da.from_zarr(path)
+    z = x - x.mean(axis=0)
+    return (z * z).sum(axis=0).compute()
+
+
+def dask_by_hand(path: str) -> Any:
+    import dask.array as da
+
+    x = da.from_zarr(path)
+    m = x.mean(axis=0).compute()  # pass 1
+    z = x - m
+    return (z * z).sum(axis=0).compute()  # pass 2
+
+
+FORMS: dict[str, Callable[[str], Any]] = dict(
+    zip(CONTENDERS, (strict_natural, strict_by_hand, dask_natural, dask_by_hand))
+)
+
+
+# --- the child ---------------------------------------------------------------------------
+class ClusterProbe:
+    """Samples a ``LocalCluster``'s workers while a contender runs: peak RSS per worker
+    process (psutil, every 20 ms), bytes spilled to disk (the ``SpillBuffer``'s
+    cumulative ``("disk-write", "bytes")`` metric, every 0.5 s, so the count of a worker
+    that is later restarted is kept), and the worker pids seen (restarts = new pids)."""
+
+    def __init__(self, client: Any, n_workers: int) -> None:
+        import psutil
+
+        self.client, self.n_workers = client, n_workers
+        self.me = psutil.Process()
+        self.peaks: dict[int, int] = {}
+        self.spilled: dict[int, float] = {}
+        self.pids: set[int] = set()
+        self.stop = threading.Event()
+        self.threads = [threading.Thread(target=f, daemon=True) for f in (self._rss, self._spill)]
+
+    @staticmethod
+    def _spill_of(dask_worker: Any) -> tuple[int, float]:
+        metrics = getattr(dask_worker.data, "cumulative_metrics", {})
+        return os.getpid(), float(metrics.get(("disk-write", "bytes"), 0.0))
+
+    def _sample_spill(self) -> None:
+        for pid, b in self.client.run(self._spill_of).values():
+            self.pids.add(pid)
+            self.spilled[pid] = max(self.spilled.get(pid, 0.0), b)
+
+    def _rss(self) -> None:
+        import psutil
+
+        while not self.stop.is_set():
+            for p in self.me.children(recursive=True):
+                try:
+                    rss = p.memory_info().rss
+                except psutil.Error:
+                    continue
+                self.peaks[p.pid] = max(self.peaks.get(p.pid, 0), rss)
+            self.stop.wait(0.02)
+
+    def _spill(self) -> None:
+        while not self.stop.is_set():
+            try:
+                self._sample_spill()
+            except Exception:  # a worker restarting
+                pass
+            self.stop.wait(0.5)
+
+    def __enter__(self) -> ClusterProbe:
+        self._sample_spill()
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        time.sleep(0.6)
+        self.stop.set()
+        for t in self.threads:
+            t.join()
+        self._sample_spill()
+
+    def figures(self) -> dict[str, Any]:
+        peaks = sorted((self.peaks.get(pid, 0) for pid in self.pids), reverse=True)
+        return {
+            "spilled": sum(self.spilled.values()),
+            "restarts": max(0, len(self.pids) - self.n_workers),
+            "worker_peaks": peaks,
+        }
+
+
+def child(contender: str, path: str, workers: int, cluster: bool) -> dict[str, Any]:
+    """Run one contender (in this fresh process) and return its figures."""
+    import resource
+
+    import dask
+    import numpy as np
+
+    import strict_array as xp
+
+    form = FORMS[contender]
+    out: dict[str, Any] = {}
+    with xp.progress(False):
+        if cluster:
+            from distributed import Client, LocalCluster
+
+            with (
+                LocalCluster(
+                    n_workers=2,
+                    threads_per_worker=1,
+                    memory_limit="1GiB",
+                    processes=True,
+                    dashboard_address=None,
+                ) as lc,
+                Client(lc) as client,
+            ):
+                with ClusterProbe(client, 2) as probe:
+                    t0 = time.perf_counter()
+                    value = form(path)
+                    out["time"] = time.perf_counter() - t0
+                out.update(probe.figures())
+        else:
+            dask.config.set(scheduler="threads", num_workers=workers)
+            t0 = time.perf_counter()
+            value = form(path)
+            out["time"] = time.perf_counter() - t0
+    value = np.asarray(value, dtype=np.float64)
+    out["value"] = value.tolist()
+    out["maxrss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return out
+
+
+def spawn(script: str, contender: str, path: str, workers: int, cluster: bool) -> dict[str, Any]:
+    """Run ``script --run contender ...`` in a fresh subprocess; its RESULT dict."""
+    env = {**os.environ, **{k: v for k, v in MALLOC_ENV.items() if k not in os.environ}}
+    env["PYTHONWARNINGS"] = "ignore"
+    cmd = [sys.executable, script, "--run", contender, "--path", path, "--workers", str(workers)]
+    proc = subprocess.run(
+        cmd + (["--cluster"] if cluster else []), env=env, capture_output=True, text=True
+    )
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[len("RESULT ") :])
+    raise RuntimeError(f"{contender} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+
+
+def run_child_if_asked(args: Any) -> bool:
+    """In the child (``--run``): run it, print RESULT, and say so."""
+    if not args.run:
+        return False
+    out = child(args.run, args.path, args.workers, args.cluster)
+    print("RESULT " + json.dumps(out), flush=True)
+    return True
+
+
+def rotating(repeats: int, names: tuple[str, ...]) -> list[str]:
+    """``repeats`` rounds of ``names``, each round starting one later (interleaved)."""
+    return [names[(r + i) % len(names)] for r in range(repeats) for i in range(len(names))]
+
+
+def agree(values: dict[str, list[float]], rtol: float = 1e-9) -> dict[str, bool]:
+    """Whether each contender's result matches raw Dask's one-graph result."""
+    import numpy as np
+
+    ref = np.asarray(values["dask.array, natural (one graph)"])
+    return {k: bool(np.allclose(np.asarray(v), ref, rtol=rtol, atol=0)) for k, v in values.items()}
+
+
+def parse_args(doc: str, default_gib: float, default_repeats: int = 1) -> Any:
+    """The command line shared by the two scripts (``--run`` and the rest: the child)."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument(
+        "--gib", type=float, default=default_gib, help=f"Zarr input size ({default_gib:g})"
+    )
+    p.add_argument("--dir", default=None, help="keep the input here (default: a temp dir)")
+    p.add_argument("--repeats", type=int, default=default_repeats, help="rounds (1)")
+    p.add_argument("--workers", type=int, default=2, help="threads, threaded scheduler (2)")
+    p.add_argument("--run", help=argparse.SUPPRESS)
+    p.add_argument("--path", help=argparse.SUPPRESS)
+    p.add_argument("--cluster", action="store_true", help=argparse.SUPPRESS)
+    return p.parse_args()
+
+
+def header(doc: str, *extra: str) -> None:
+    """The first lines of a report: what, versions, planner threshold."""
+    import dask
+    from _harness import environment
+
+    import strict_array as xp
+
+    print(doc.split("\n")[0])
+    print(environment() + f"; dask {dask.__version__}")
+    threshold = dask.config.get("strict_array.planning-threshold", "256 MiB (default)")
+    print(f"strict_array {xp.__version__}; planner threshold {threshold}")
+    print("allocator (subprocesses): " + " ".join(f"{k}={v}" for k, v in MALLOC_ENV.items()))
+    for line in extra:
+        print(line)
+
+
+class Input:
+    """The Zarr input in ``--dir`` (kept) or a temporary directory (removed on exit)."""
+
+    def __init__(self, directory: str | None, gib: float) -> None:
+        import tempfile
+
+        self.keep = directory is not None
+        self.parent = directory or tempfile.mkdtemp(prefix="strict_array_bench_")
+        self.gib = gib
+
+    def __enter__(self) -> tuple[str, int]:
+        from _harness import fmt_bytes, fmt_time
+
+        os.makedirs(self.parent, exist_ok=True)
+        path = os.path.join(self.parent, f"plan-x-{self.gib:g}gib.zarr")
+        t0 = time.perf_counter()
+        shape = write_input(path, self.gib)
+        nbytes = shape[0] * shape[1] * 8
+        print(
+            f"\ninput {path}: {shape} float64 = {fmt_bytes(nbytes)} in {shape[0] // CHUNK_ROWS} "
+            f"chunks of {fmt_bytes(CHUNK_ROWS * COLS * 8)} (ready in "
+            f"{fmt_time(time.perf_counter() - t0)})"
+        )
+        return path, nbytes
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.keep:
+            import shutil
+
+            shutil.rmtree(self.parent, ignore_errors=True)
