@@ -528,3 +528,14 @@ def test_max_of_an_empty_selection_fails_when_computed_naming_max():
     empty = xp.max(x[x > 10.0])
     with pytest.raises(ValueError, match=r"^max: cannot reduce an empty selection"):
         to_numpy(empty)
+
+
+def test_empty_arrays_with_many_empty_axes():
+    """Dask's automatic chunking divides by zero for shapes with ten or more size-0
+    axes; strict_array gives empty results one chunk."""
+    shape = (0,) * 11 + (5,)
+    x = xp.zeros((0,), dtype=xp.bool, device=xp.DASK)
+    assert xp.reshape(x, shape).shape == shape
+    assert to_numpy(xp.reshape(x, shape)).shape == shape
+    assert xp.tile(xp.reshape(x, shape), (2,)).shape == (*shape[:-1], 10)
+    assert xp.zeros(shape, device=xp.DASK).shape == shape

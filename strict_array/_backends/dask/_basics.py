@@ -14,7 +14,7 @@ def unknown(size: float) -> bool:
 
 def reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> da.Array:
     if 0 in x.shape:  # empty: NumPy resolves the shape (Dask fails on empty arrays)
-        return da.zeros(np.empty(x.shape, x.dtype).reshape(shape).shape, dtype=x.dtype)
+        return da.zeros(np.empty(x.shape, x.dtype).reshape(shape).shape, dtype=x.dtype, chunks=-1)
     try:
         return compat.reshape(x, shape, copy=copy)  # type: ignore[attr-defined]
     except NotImplementedError:

@@ -206,7 +206,7 @@ def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
     if all(r == 1 for r in reps):
         return x
     if 0 in x.shape and not any(unknown(s) for s in x.shape):
-        return da.zeros(np.tile(np.empty(x.shape, x.dtype), reps).shape, dtype=x.dtype)
+        return da.zeros(np.tile(np.empty(x.shape, x.dtype), reps).shape, dtype=x.dtype, chunks=-1)
     return compat.tile(x, reps)  # type: ignore[attr-defined]
 
 

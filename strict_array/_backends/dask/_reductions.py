@@ -97,7 +97,7 @@ def _cumulative(
     every block receives (one small block per block of ``x``) and cuts to its own
     position."""
     cumulate, total = (np.cumsum, np.sum) if name == "cumulative_sum" else (np.cumprod, np.prod)
-    dtype = own(da.zeros((1,) * x.ndim, dtype=x.dtype), axis=axis, **kwargs).dtype
+    dtype = own(da.zeros((1,) * x.ndim, dtype=x.dtype, chunks=-1), axis=axis, **kwargs).dtype
     identity = 0 if name == "cumulative_sum" else 1
     head = (slice(None),) * axis
 
