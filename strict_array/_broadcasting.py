@@ -624,9 +624,12 @@ def normalize_axis(op: str, axis: object, ndim: int, name: str = "axis") -> int:
         raise TypeError(f"{op}: {name} must be an integer, got {type(axis).__name__} {axis!r}.")
     a = operator.index(axis)  # type: ignore[arg-type]
     if not -ndim <= a < ndim:
+        # NumPy's wording ("axis 3 is out of bounds for array of dimension 2"), which
+        # consumers' tests match
+        what = "axis" if name == "axis" else f"{name} axis"
         raise np.exceptions.AxisError(
-            f"{op}: {name} {a} is out of bounds for an array of {ndim} "
-            f"dimension{'s' if ndim != 1 else ''} (valid: {-ndim} to {ndim - 1})."
+            f"{op}: {what} {a} is out of bounds for array of dimension {ndim} "
+            f"(valid: {-ndim} to {ndim - 1})."
         )
     return a % ndim
 
