@@ -19,6 +19,10 @@ are strict_array / NumPy and array_api_strict / NumPy.
 Targets (printed next to each row): overhead <= 0.30 µs for add/operator/slicing/reshape
 on small arrays; within 3% of NumPy at 1,000,000 elements; ``array_namespace`` <= 2 µs.
 
+``--baseline DIR`` adds a column: strict_array from another checkout (e.g. a
+``git worktree`` of an older commit), imported as ``strict_array_baseline`` and timed
+in the same interleaved run, with its overhead over NumPy beside today's.
+
 The NumPy column uses the fastest NumPy spelling (``x.reshape(...)``, not the
 ``np.reshape`` wrapper; ``x + y[None, :]`` for the explicit broadcast);
 array_api_strict broadcasts like NumPy, so its broadcast row is ``x + y``.
@@ -35,20 +39,41 @@ from _harness import compare, environment, fmt_time, table, timer, verdict
 
 import strict_array as xp
 
-CONTENDERS = ("numpy", "strict_array", "array_api_strict")
+CONTENDERS = ["numpy", "strict_array", "array_api_strict"]
+#: strict_array of another checkout (``--baseline``), or None
+BASELINE: object = None
+
+
+def load_baseline(path: str) -> object:
+    """The package ``strict_array`` under ``path`` (a checkout), as another module."""
+    import importlib.util
+    import os
+    import sys
+
+    init = os.path.join(path, "strict_array", "__init__.py")
+    spec = importlib.util.spec_from_file_location(
+        "strict_array_baseline", init, submodule_search_locations=[os.path.dirname(init)]
+    )
+    assert spec is not None and spec.loader is not None, init
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["strict_array_baseline"] = module  # its relative imports resolve here
+    spec.loader.exec_module(module)
+    return module
 
 
 def rows(rng: np.random.Generator) -> list[tuple[str, dict[str, tuple[str, dict]], str]]:
     """(label, {contender: (statement, names)}, target); target: 'overhead', 'ratio', 'abs'."""
 
+    mods: dict[str, object] = {"numpy": np, "strict_array": xp, "array_api_strict": aas}
+    if BASELINE is not None:
+        mods["baseline"] = BASELINE
+
     def trio(*arrays: np.ndarray) -> dict[str, list]:
         return {
-            "numpy": list(arrays),
-            "strict_array": [xp.asarray(a) for a in arrays],
-            "array_api_strict": [aas.asarray(a) for a in arrays],
+            c: list(arrays) if c == "numpy" else [mods[c].asarray(a) for a in arrays]  # type: ignore[attr-defined]
+            for c in CONTENDERS
         }
 
-    mods = {"numpy": np, "strict_array": xp, "array_api_strict": aas}
     out = []
 
     def same(label: str, stmt: str, arrays: dict[str, list], target: str, **kw: str) -> None:
@@ -73,6 +98,7 @@ def rows(rng: np.random.Generator) -> list[tuple[str, dict[str, tuple[str, dict]
         "",
         numpy="x + y[None, :]",
         strict_array="ns.add(x, y, broadcast_dimensions=(1,))",
+        baseline="ns.add(x, y, broadcast_dimensions=(1,))",
     )
     same("x[1:3, ::2], (10,10)", "x[1:3, ::2]", trio(rng.random((10, 10))), "overhead")
     same(
@@ -104,7 +130,12 @@ def main() -> None:
     p.add_argument("--groups", type=int, default=25, help="groups for min of medians (25)")
     p.add_argument("--block-ms", type=float, default=2.0, help="min block duration, ms (2)")
     p.add_argument("--only", default=None, help="run only rows whose label contains this")
+    p.add_argument("--baseline", default=None, help="checkout of strict_array to compare with")
     args = p.parse_args()
+    global BASELINE
+    if args.baseline:
+        BASELINE = load_baseline(args.baseline)
+        CONTENDERS.append("baseline")
 
     print(__doc__.split("\n")[0])
     print(environment())
@@ -112,7 +143,19 @@ def main() -> None:
         f"statistic: per-call medians in the quietest of {args.groups} groups; "
         f"{args.repeats} interleaved blocks of >= {args.block_ms} ms per contender\n"
     )
-    headers = ["operation", *CONTENDERS, "overhead", "strict/np", "aas/np", "target", ""]
+    headers = [
+        "operation",
+        "numpy",
+        "strict_array",
+        "array_api_strict",
+        "overhead",
+        "strict/np",
+        "aas/np",
+        "target",
+        "",
+    ]
+    if BASELINE is not None:
+        headers[4:4] = ["baseline", "baseline overhead"]
     out = []
     for label, spec, target in rows(np.random.default_rng(0)):
         if args.only and args.only not in label:
@@ -133,22 +176,15 @@ def main() -> None:
             goal, ok = "<= 2 µs", ts <= 2e-6
         else:
             goal, ok = "", None
-        out.append(
-            [
-                label,
-                fmt_time(tn),
-                fmt_time(ts),
-                fmt_time(ta),
-                f"{over:+.2f} µs",
-                f"{ts / tn:.2f}x",
-                f"{ta / tn:.2f}x",
-                goal,
-                verdict(ok),
-            ]
-        )
+        row = [label, fmt_time(tn), fmt_time(ts), fmt_time(ta), f"{over:+.2f} µs",
+               f"{ts / tn:.2f}x", f"{ta / tn:.2f}x", goal, verdict(ok)]  # fmt: skip
+        if BASELINE is not None:
+            tb = t["baseline"]
+            row[4:4] = [fmt_time(tb), f"{(tb - tn) * 1e6:+.2f} µs"]
+        out.append(row)
         print(f"  done: {label}", flush=True)
     print()
-    print(table(headers, out, "lrrrrrrll"))
+    print(table(headers, out, "l" + "r" * (len(headers) - 3) + "ll"))
 
 
 if __name__ == "__main__":
