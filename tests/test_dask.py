@@ -539,3 +539,35 @@ def test_empty_arrays_with_many_empty_axes():
     assert to_numpy(xp.reshape(x, shape)).shape == shape
     assert xp.tile(xp.reshape(x, shape), (2,)).shape == (*shape[:-1], 10)
     assert xp.zeros(shape, device=xp.DASK).shape == shape
+
+
+def test_known_sizes_makes_data_dependent_sizes_numbers():
+    a = np.array([3.0, 1.0, 3.0, 0.0, 2.0, 1.0])
+    x = xp.asarray(a, device=xp.DASK, chunks=2)
+    counts = xp.asarray([1, 0, 2, 1, 1, 3], device=xp.DASK, chunks=3)
+    lazy = (x[x > 1.0], xp.nonzero(x)[0], xp.unique_values(x), xp.repeat(x, counts))
+    assert [v.shape for v in lazy] == [(None,)] * 4  # Dask's own: unknown until computed
+    with xp.known_sizes():
+        known = (x[x > 1.0], xp.nonzero(x)[0], xp.unique_values(x), xp.repeat(x, counts))
+    expected = (a[a > 1.0], np.nonzero(a)[0], np.unique(a), np.repeat(a, [1, 0, 2, 1, 1, 3]))
+    for k, v, e in zip(known, lazy, expected):
+        assert k.shape == e.shape and k.device is xp.DASK
+        np.testing.assert_array_equal(to_numpy(k), e)
+        np.testing.assert_array_equal(to_numpy(v), e)
+    # sizes that are numbers work where unknown ones are refused (section 4)
+    assert int(known[0].shape[0]) == 3 and to_numpy(known[0][-1]) == 2.0
+    with dask.config.set({"strict_array.known-sizes": True}):
+        assert x[x > 1.0].shape == (3,)
+    assert x[x > 1.0].shape == (None,)
+
+
+def test_numpy_index_arrays_as_keys_for_reading_and_writing(device):
+    x = on(device, np.arange(6.0).reshape(3, 2))
+    rows, mask = np.array([2, 0]), np.array([True, False, True])
+    np.testing.assert_array_equal(to_numpy(x[rows]), [[4.0, 5.0], [0.0, 1.0]])
+    np.testing.assert_array_equal(to_numpy(x[mask]), [[0.0, 1.0], [4.0, 5.0]])
+    x[rows, 0] = on(device, np.array([-1.0, -2.0]))
+    x[np.array([False, True, False])] = 9.0
+    np.testing.assert_array_equal(to_numpy(x), [[-2.0, 1.0], [9.0, 9.0], [-1.0, 5.0]])
+    with pytest.raises(TypeError, match="asarray"):
+        x + np.ones(2)  # as an operand, a NumPy array stays refused
