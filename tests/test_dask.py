@@ -566,8 +566,12 @@ def test_numpy_index_arrays_as_keys_for_reading_and_writing(device):
     rows, mask = np.array([2, 0]), np.array([True, False, True])
     np.testing.assert_array_equal(to_numpy(x[rows]), [[4.0, 5.0], [0.0, 1.0]])
     np.testing.assert_array_equal(to_numpy(x[mask]), [[0.0, 1.0], [4.0, 5.0]])
-    x[rows, 0] = on(device, np.array([-1.0, -2.0]))
     x[np.array([False, True, False])] = 9.0
-    np.testing.assert_array_equal(to_numpy(x), [[-2.0, 1.0], [9.0, 9.0], [-1.0, 5.0]])
+    if device in (xp.CPU, xp.DASK):  # (the standard's writes take no integer arrays, and
+        # the array_api_strict backend refuses them)
+        x[rows, 0] = on(device, np.array([-1.0, -2.0]))
+        np.testing.assert_array_equal(to_numpy(x), [[-2.0, 1.0], [9.0, 9.0], [-1.0, 5.0]])
+    else:
+        np.testing.assert_array_equal(to_numpy(x), [[0.0, 1.0], [9.0, 9.0], [4.0, 5.0]])
     with pytest.raises(TypeError, match="asarray"):
         x + np.ones(2)  # as an operand, a NumPy array stays refused
