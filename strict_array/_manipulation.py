@@ -325,23 +325,37 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     if type(x) is not Array:
         expect_array("reshape", x)
     dev = x._device
-    if copy is not None or -1 in shape:  # (the common case is checked by the backend)
-        _check_reshape(x.shape, shape)
-    try:
-        if copy is None:  # the common case: the backend's own fastest reshape, no wrapper
+    if copy is None:  # the common case: the backend's own fastest reshape, no wrapper
+        try:
+            data = dev.reshape(x._data, shape)
+        except (ValueError, TypeError, IndexError) as e:
+            raise _reshape_error(x, shape, e) from e
+        if type(shape) is tuple and data.shape == shape:  # no -1, no other negative size
             out = _object_new(Array)
-            out._data = data = dev.reshape(x._data, shape)
+            out._data = data
             out._device = dev
-            out._ndim = len(shape) if type(shape) is tuple else data.ndim
+            out._ndim = len(shape)
             return out
+        # a -1 the backend resolved, or a negative size NumPy takes as one: the rule
+        _check_reshape(x.shape, shape)
+        return result(data, dev)
+    _check_reshape(x.shape, shape)
+    try:
         return result(dev.ns.reshape(x._data, shape, copy=copy), dev)
-    except (ValueError, TypeError) as e:
-        if None in x.shape:
-            raise ValueError(
-                f"reshape: cannot reshape an array of shape {x.shape} to {shape}: its size is "
-                "unknown until computed."
-            ) from e
-        raise type(e)(f"reshape: cannot reshape an array of shape {x.shape} to {shape}: {e}") from e
+    except (ValueError, TypeError, IndexError) as e:
+        raise _reshape_error(x, shape, e) from e
+
+
+def _reshape_error(x: Array, shape: Any, error: Exception) -> Exception:
+    """The backend's refusal as the standard's: the rule's ValueError first (backends
+    raise different types for one invalid shape), then the backend's own reason."""
+    _check_reshape(x.shape, shape)
+    if None in x.shape:
+        return ValueError(
+            f"reshape: cannot reshape an array of shape {x.shape} to {shape}: its size is "
+            "unknown until computed."
+        )
+    return type(error)(f"reshape: cannot reshape an array of shape {x.shape} to {shape}: {error}")
 
 
 def _check_reshape(old: tuple[int | None, ...], new: Any) -> None:

@@ -575,3 +575,12 @@ def test_numpy_index_arrays_as_keys_for_reading_and_writing(device):
         np.testing.assert_array_equal(to_numpy(x), [[0.0, 1.0], [9.0, 9.0], [4.0, 5.0]])
     with pytest.raises(TypeError, match="asarray"):
         x + np.ones(2)  # as an operand, a NumPy array stays refused
+
+
+@pytest.mark.parametrize("target", [(-2, 3), (4, -1), (-1, -1), (3, -3)])
+def test_reshape_refuses_negative_sizes_other_than_one_minus_one(device, target):
+    """NumPy reads -2 as -1 and Dask raises IndexError for (4, -1): both devices give
+    the standard's ValueError."""
+    with pytest.raises(ValueError, match=r"^reshape: "):
+        xp.reshape(on(device, np.zeros(6)), target)
+    assert xp.reshape(on(device, np.zeros(6)), (2, -1)).shape == (2, 3)
