@@ -531,6 +531,14 @@ def broadcast_in_dim_shape(op: str, shape: Shape, target: Shape, dims: object) -
         )
     checked = check_broadcast_dimensions(op, shape, target, dims, target="the target shape")
     for i, d in enumerate(checked):
+        if shape[i] is None:  # (section 4: whether it is 1 or target[d] is the data's)
+            raise ValueError(
+                f"{op}: axis {i} of shape {_fmt(shape)} has a size unknown until computed, "
+                f"which must be {'1' if target[d] == 1 else f'1 or {_size(target[d])}'} to "
+                f"map to axis {d} of "
+                f"{_fmt(target)}; make it known first (strict_array.known_sizes() or "
+                "strict_array.persist)."
+            )
         if shape[i] != 1 and shape[i] != target[d]:
             raise ValueError(
                 f"{op}: axis {i} of shape {_fmt(shape)} has size {_size(shape[i])} but "

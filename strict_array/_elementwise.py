@@ -219,14 +219,18 @@ def assign_inplace(op: str, x: Array, value: Array) -> Array:
             f"has shape {x.shape}; an in-place operation cannot change the shape of its "
             "left operand. Use the out-of-place form (x = x op y)."
         )
-    if value.dtype != x.dtype:
+    _check_inplace_dtype(op, x, value.dtype)
+    store(x, x._device.assign(x._data, Ellipsis, value._data))
+    return x
+
+
+def _check_inplace_dtype(op: str, x: Array, dtype: np.dtype) -> None:
+    if dtype != x.dtype:
         raise TypeError(
-            f"{op} (in-place): the result has dtype {value.dtype} but the left operand "
+            f"{op} (in-place): the result has dtype {dtype} but the left operand "
             f"has dtype {x.dtype}; an in-place operation cannot change the dtype of its "
             "left operand. Use the out-of-place form or astype."
         )
-    store(x, x._device.assign(x._data, Ellipsis, value._data))
-    return x
 
 
 # --- operator and function factories -------------------------------------------------
@@ -243,6 +247,10 @@ def inplace_operator(
     def operator(self: Array, other: Any) -> Array:
         if type(other) is not Array:
             other = as_scalar(op, other, ARRAY_OR_SCALAR)
+        elif other._ndim == 0 or other.shape == self.shape:
+            # the rank and shape rules have nothing to say: the dtype rule next, before
+            # any error that depends on the values (section 6)
+            _check_inplace_dtype(op, self, np.result_type(self.dtype, other.dtype))
         with mutation_lock(self):
             return assign_inplace(op, self, compute(self, other))
 

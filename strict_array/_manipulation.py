@@ -111,6 +111,8 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
                     + ", ".join(str(s) for s in shapes)
                     + "."
                 )
+    if axis is None:  # flattened by the device's reshape (Dask's fails on empty chunks)
+        return result(dev.ns.concat([dev.reshape(a._data, (-1,)) for a in arrays], axis=0), dev)
     return result(dev.ns.concat([a._data for a in arrays], axis=axis), dev)
 
 

@@ -511,6 +511,9 @@ def test_repeat_one_count_along_an_axis_of_unknown_size():
     u = x[x[:, 0] > 2.0]
     got = xp.repeat(u, xp.asarray([2], device=xp.DASK), axis=0)
     np.testing.assert_array_equal(to_numpy(got), np.repeat(a[a[:, 0] > 2.0], 2, axis=0))
+    for n in (0, 3):  # an int count too (Dask's own repeat needs the sizes)
+        got = xp.repeat(x[x > 1.0], n, axis=None)
+        np.testing.assert_array_equal(to_numpy(got), np.repeat(a[a > 1.0], n))
 
 
 def test_broadcast_to_from_an_unknown_size_is_refused_as_section_4_says():
@@ -584,3 +587,26 @@ def test_reshape_refuses_negative_sizes_other_than_one_minus_one(device, target)
     with pytest.raises(ValueError, match=r"^reshape: "):
         xp.reshape(on(device, np.zeros(6)), target)
     assert xp.reshape(on(device, np.zeros(6)), (2, -1)).shape == (2, 3)
+
+
+def test_deeper_differential_search_findings(device):
+    """Found by HYPOTHESIS_PROFILE=dev runs of tests/test_differential.py."""
+    # concat(axis=None) of empty arrays in several chunks (Dask's reshape failed)
+    empty = on(device, np.zeros((2, 2, 0)))
+    assert xp.concat([empty, empty], axis=None).shape == (0,)
+    # an in-place operator's dtype is checked before any value (CPU raised NumPy's
+    # negative-power ValueError first, DASK the dtype TypeError)
+    v = on(device, np.array(1, dtype=np.int32))
+    with pytest.raises(TypeError, match=r"pow \(in-place\): the result has dtype int64"):
+        v **= on(device, np.array(-1, dtype=np.int64))
+
+
+def test_unknown_sizes_refused_by_explicit_broadcasts_and_integer_indexing():
+    x = xp.asarray(np.ones((1, 2, 2)), device=xp.DASK)
+    u = x[xp.asarray([True], device=xp.DASK)]
+    with pytest.raises(ValueError, match=r"size unknown until computed, which must be 1 to"):
+        xp.broadcast_in_dim(u, (1, 2, 2), (0, 1, 2))
+    e = xp.asarray(np.zeros((1, 2, 0)), device=xp.DASK)
+    masked = e[xp.asarray(np.array(False), device=xp.DASK)]  # shape (None, 1, 2, 0)
+    with pytest.raises(ValueError, match=r"integer arrays an array with sizes unknown until"):
+        masked[:, xp.asarray(np.array([0]), device=xp.DASK), 0, ...]

@@ -499,10 +499,12 @@ def _scatter_blocks(data: da.Array, mask: da.Array, axis: int, value: da.Array) 
                 break
     if k != 1 or value.numblocks[axis] != mask.numblocks[0]:
         raise ValueError(
-            "assigning per-element values through a mask needs the values in one block "
-            "per block of the mask (as from an expression of x[mask]); this value has "
-            f"{value.numblocks[axis]} blocks along the selected axis and the mask "
-            f"{mask.numblocks[0]}. Make the sizes known first (strict_array.persist)."
+            "__setitem__: assigning per-element values through a mask on a lazy device "
+            "needs the values in one block per block of the mask (as from an expression "
+            f"of x[mask]); this value has {value.numblocks[axis]} blocks along the "
+            f"selected axis and the mask {mask.numblocks[0]}, with sizes unknown until "
+            "computed. Make the sizes known first (strict_array.known_sizes() or "
+            "strict_array.persist)."
         )
     data = data.rechunk({axis: mask.chunks[0]})
     others = [i for i in range(data.ndim) if i != axis]

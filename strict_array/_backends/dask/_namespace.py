@@ -160,6 +160,16 @@ def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Arra
         return x
     if isinstance(repeats, da.Array):
         return _repeat_counts(x, repeats, axis)
+    if any(unknown(c) for c in x.chunks[axis]):
+        # Dask's repeat needs the sizes; repeating each element is block by block
+        n = int(repeats)
+        chunks = tuple(
+            tuple(c * n for c in cs) if i == axis else cs for i, cs in enumerate(x.chunks)
+        )
+        return da.map_blocks(
+            lambda b: np.repeat(b, n, axis=axis), x, chunks=chunks, dtype=x.dtype,
+            meta=np.empty((0,) * x.ndim, x.dtype),
+        )  # fmt: skip
     return compat.repeat(x, repeats, axis=axis)  # type: ignore[attr-defined]
 
 
