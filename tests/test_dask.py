@@ -610,3 +610,18 @@ def test_unknown_sizes_refused_by_explicit_broadcasts_and_integer_indexing():
     masked = e[xp.asarray(np.array(False), device=xp.DASK)]  # shape (None, 1, 2, 0)
     with pytest.raises(ValueError, match=r"integer arrays an array with sizes unknown until"):
         masked[:, xp.asarray(np.array([0]), device=xp.DASK), 0, ...]
+
+
+def test_integer_power_and_empty_gathers_fail_only_where_cpu_does(device):
+    """An integer array to a negative power fails per element, so not when empty (Dask
+    refused it when built); an out-of-bounds index still fails when the result is empty
+    (on DASK no task read the indices)."""
+    empty = on(device, np.zeros((1, 0), dtype=np.int64))
+    assert (empty**-1).shape == (1, 0)
+    empty **= -1
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
+        to_numpy(on(device, np.array([1, 2])) ** -1)
+    x = on(device, np.zeros((2, 2, 0)))
+    assert to_numpy(x[on(device, np.array([[1], [0]])), 1, ...]).shape == (2, 1, 0)
+    with pytest.raises(IndexError, match="out of bounds"):
+        to_numpy(x[on(device, np.array([[4], [4]])), 1, ...])

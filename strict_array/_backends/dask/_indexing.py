@@ -74,7 +74,7 @@ def _gather_points(data: da.Array, parts: tuple, axes: list[int] | None = None) 
     assert flat is not None
     stacked = reshape(data, (int(np.prod(lead, dtype=np.int64)), *rest))
     out = reshape(take(stacked, reshape(flat, (-1,)), axis=0), (*indices[0].shape, *rest))
-    if 0 in out.shape and not any(isinstance(p, np.ndarray) or type(p) is int for p in parts):
+    if 0 in out.shape and any(isinstance(p, da.Array) for p in parts):
         # nothing to gather, so no task reads the indices: check them all the same
         checked = flat.sum()
         out = da.map_blocks(lambda block, _: block, out, checked, dtype=out.dtype)

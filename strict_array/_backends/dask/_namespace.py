@@ -319,6 +319,19 @@ def _single_chunk_fft(func: Any, multi: bool) -> Any:
     return apply
 
 
+def _pow(x1: Any, x2: Any, /) -> da.Array:
+    """``pow``; an integer array to a negative integer scalar power fails in NumPy for
+    each element, so when computed and only for non-empty blocks, as on CPU: Dask's
+    own fails when it builds the expression, with a TypeError, for empty arrays too."""
+    if (
+        isinstance(x1, da.Array) and x1.dtype.kind in "iu"
+        and type(x2) is int and x2 < 0
+    ):  # fmt: skip
+        dtype = np.result_type(x1.dtype, x2)
+        return da.map_blocks(np.power, x1, x2, dtype=dtype, meta=np.empty((0,) * x1.ndim, dtype))
+    return compat.pow(x1, x2)  # type: ignore[attr-defined]
+
+
 def _from_dlpack(x: Any, /, **kwargs: Any) -> da.Array:
     return da.from_array(np.from_dlpack(x, **kwargs))
 
@@ -326,6 +339,7 @@ def _from_dlpack(x: Any, /, **kwargs: Any) -> da.Array:
 def build_namespace() -> types.SimpleNamespace:
     ns = types.SimpleNamespace(**{k: v for k, v in vars(compat).items() if not k.startswith("__")})
     ns.take_along_axis = _take_along_axis
+    ns.pow = _pow
     ns.from_dlpack = _from_dlpack
     ns.fft = types.SimpleNamespace(
         **{k: v for k, v in vars(compat.fft).items() if not k.startswith("__")}  # type: ignore[attr-defined]
