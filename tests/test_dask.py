@@ -625,3 +625,16 @@ def test_integer_power_and_empty_gathers_fail_only_where_cpu_does(device):
     assert to_numpy(x[on(device, np.array([[1], [0]])), 1, ...]).shape == (2, 1, 0)
     with pytest.raises(IndexError, match="out of bounds"):
         to_numpy(x[on(device, np.array([[4], [4]])), 1, ...])
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_arg_reductions_along_known_axes_of_arrays_with_unknown_sizes(name):
+    a = np.random.default_rng(0).random((4, 2, 3))
+    x = xp.asarray(a, device=xp.DASK, chunks=(1, 1, 2))
+    rows = np.array([True, False, True, True])
+    u = x[xp.asarray(rows, device=xp.DASK)]
+    for axis in (-1, 1, 0):
+        for keepdims in (False, True):
+            got = getattr(xp, name)(u, axis=axis, keepdims=keepdims)
+            want = getattr(np, name)(a[rows], axis=axis, keepdims=keepdims)
+            np.testing.assert_array_equal(to_numpy(got), want)

@@ -74,7 +74,8 @@ def reduction(name: str) -> Any:
                 return out.reshape((1,) * x.ndim) if keepdims else out
             a = 0 if axis is None else axis % x.ndim
             out = _arg(name, x, a)
-            return da.expand_dims(out, a) if keepdims else out
+            # (indexing with None, which sizes unknown elsewhere do not stop)
+            return out[(slice(None),) * a + (None,)] if keepdims else out
         if name.startswith("cumulative") and (x.ndim == 1 or axis is not None):
             a = 0 if axis is None else axis % x.ndim
             blocks = x.chunks[a]
@@ -176,7 +177,7 @@ def _extremum(name: str, x: da.Array, axes: tuple[int, ...], keepdims: bool = Fa
 
 def _arg(name: str, x: da.Array, axis: int) -> da.Array:
     """argmax or argmin along ``axis``, whose blocks may be of unknown length (and empty)."""
-    if not any(unknown(c) for c in x.chunks[axis]):
+    if not any(unknown(s) for s in x.shape):  # (Dask's fails on unknown sizes elsewhere too)
         return getattr(compat, name)(x, axis=axis)
     x = da.moveaxis(x, axis, -1)
     func = np.argmax if name == "argmax" else np.argmin
@@ -199,7 +200,7 @@ def _arg(name: str, x: da.Array, axis: int) -> da.Array:
     ).rechunk({x.ndim - 1: -1})
 
     def combine(blocks: np.ndarray) -> np.ndarray:
-        parts = blocks.reshape((*blocks.shape[:-1], -1, 3))
+        parts = blocks.reshape((*blocks.shape[:-1], blocks.shape[-1] // 3, 3))
         values, local = parts[..., 0].astype(x.dtype), parts[..., 1].astype(np.int64)
         lengths = parts[..., 2].astype(np.int64)
         if (lengths.sum(-1) == 0).any():
@@ -215,4 +216,7 @@ def _arg(name: str, x: da.Array, axis: int) -> da.Array:
         index = np.take_along_axis(local + offsets, chosen[..., None], -1)[..., 0]
         return index.astype(np.int64)
 
-    return da.map_blocks(combine, per_block, drop_axis=x.ndim - 1, dtype=np.int64)
+    return da.map_blocks(
+        combine, per_block, drop_axis=x.ndim - 1, dtype=np.int64,
+        meta=np.empty((0,) * (x.ndim - 1), np.int64),
+    )  # fmt: skip
