@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _policy as policy
 from ._array import Array, common_device, expect_array, result
-from ._broadcasting import normalize_axis
+from ._broadcasting import normalize_axes, normalize_axis
 from ._dtypes import as_dtype
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 
@@ -235,4 +235,7 @@ def vector_norm(
     ord: int | float = 2,
 ) -> Array:
     """Vector ``ord``-norm along ``axis`` (all axes by default)."""
+    x = expect_array("linalg.vector_norm", x)
+    if axis is not None:  # axes checked here, before any backend (which raise differently)
+        normalize_axes("linalg.vector_norm", axis, x.ndim)
     return _call("vector_norm", x, axis=axis, keepdims=keepdims, ord=ord)

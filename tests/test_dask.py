@@ -638,3 +638,13 @@ def test_arg_reductions_along_known_axes_of_arrays_with_unknown_sizes(name):
             got = getattr(xp, name)(u, axis=axis, keepdims=keepdims)
             want = getattr(np, name)(a[rows], axis=axis, keepdims=keepdims)
             np.testing.assert_array_equal(to_numpy(got), want)
+
+
+def test_vector_norm_axes_and_roll_by_nothing(device):
+    with pytest.raises(np.exceptions.AxisError, match=r"linalg.vector_norm: axis -4 is out"):
+        xp.linalg.vector_norm(on(device, np.ones((1, 0, 1))), axis=-4)
+    a = on(device, np.arange(8.0).reshape(4, 2, 1))
+    u = a[a[:, 0, 0] > 1.0]  # an unknown size on DASK
+    np.testing.assert_array_equal(
+        to_numpy(xp.roll(u, 0, axis=1)), np.arange(8.0).reshape(4, 2, 1)[1:]
+    )

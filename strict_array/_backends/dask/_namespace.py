@@ -196,6 +196,9 @@ def _repeat_counts(x: da.Array, repeats: da.Array, axis: int) -> da.Array:
 def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
     if 0 in x.shape:
         return x
+    shifts = shift if isinstance(shift, tuple) else (shift,)
+    if all(int(s) == 0 for s in shifts):  # nothing moves (Dask's roll concatenates
+        return x  # pieces, which unknown sizes refuse)
     return compat.roll(x, shift, axis=axis)  # type: ignore[attr-defined]
 
 
