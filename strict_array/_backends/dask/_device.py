@@ -99,7 +99,8 @@ class DaskDevice(Device):
         try:
             out = _indexing.getitem(data, key)
         except TypeError as e:
-            if not any(s != s for s in data.shape):
+            parts = key if isinstance(key, tuple) else (key,)
+            if not any(s != s for s in data.shape) or not any(hasattr(k, "ndim") for k in parts):
                 raise
             # Dask's integer-array indexing does arithmetic on the unknown (NaN) sizes
             # of other axes, and fails with "'float' object cannot be interpreted as an
