@@ -52,7 +52,8 @@ def reduction(name: str) -> Any:
             return da.map_blocks(lambda b: numpy(b, axis=(), **kwargs), x, dtype=meta.dtype)
         if name in ("mean", "var", "std") and x.dtype.kind in "biu":
             x = x.astype(np.float64)  # as NumPy computes them (Dask's moments of bools are off)
-        reduced = _axes(axis, x.ndim) if x.ndim else ()
+        # (a cumulative function keeps every axis: none is reduced away)
+        reduced = _axes(axis, x.ndim) if x.ndim and not name.startswith("cumulative") else ()
         if 0 in x.shape and all(not unknown(s) or a in reduced for a, s in enumerate(x.shape)):
             # empty, and every unknown size reduced away: NumPy's result of nothing (an
             # unknown size stands as 1: only a known empty axis decides an error here)
