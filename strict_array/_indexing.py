@@ -267,12 +267,34 @@ def _region(op: str, x: Array, k: Any, key: Any) -> tuple[int | None, ...]:
     parts = k if type(k) is tuple else (k,)
     if not any(_kind(x, p) == "b" for p in parts):
         return index_shape(op, x.shape, parts)
-    k = _check_key_shapes(op, x, k)  # a mask must fit before the backend selects with it
+    try:
+        k = _check_key_shapes(op, x, k)  # a mask must fit before the backend selects with it
+    except ValueError:
+        # a mask's size against an unknown one (section 4): the region's rank is known
+        # all the same, and the rank rule is reported first, as on an eager device
+        return index_shape(op, x.shape, _masks_as_positions(x, parts))
     dev = x._device
     try:
         return dev.shape(dev.getitem(x._data, k))
     except (IndexError, TypeError, ValueError) as e:
         raise _index_error(op, e, x, key) from e
+
+
+class _Positions:
+    """What a k-D boolean mask stands for in a key: k index arrays of one unknown
+    length (its ``nonzero()``), for the region's shape without the data."""
+
+    shape = (None,)
+
+
+def _masks_as_positions(x: Array, parts: tuple) -> tuple:
+    out: list[Any] = []
+    for p in parts:
+        if _kind(x, p) != "b":
+            out.append(p)
+        else:  # (a 0-d mask adds an axis of length 0 or 1, as None adds one)
+            out.extend((_Positions(),) * p.ndim if p.ndim else (None,))
+    return tuple(out)
 
 
 def _check_value_shape(

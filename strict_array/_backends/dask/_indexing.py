@@ -75,9 +75,16 @@ def _gather_points(data: da.Array, parts: tuple, axes: list[int] | None = None) 
     stacked = reshape(data, (int(np.prod(lead, dtype=np.int64)), *rest))
     out = reshape(take(stacked, reshape(flat, (-1,)), axis=0), (*indices[0].shape, *rest))
     if 0 in out.shape and any(isinstance(p, da.Array) for p in parts):
-        # nothing to gather, so no task reads the indices: check them all the same
-        checked = flat.sum()
-        out = da.map_blocks(lambda block, _: block, out, checked, dtype=out.dtype)
+        out = _after_checking(out, flat)  # nothing gathered reads the indices
+    return out
+
+
+def _after_checking(out: da.Array, *indices: da.Array) -> da.Array:
+    """``out``, whose computing also computes the (bounds-checked) ``indices``: where
+    nothing is gathered or written, no task would read them, and an out-of-bounds
+    index would pass silently."""
+    for index in indices:
+        out = da.map_blocks(lambda block, _: block, out, index.sum(), dtype=out.dtype)
     return out
 
 
@@ -243,15 +250,8 @@ def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any
             f"a {k}-D boolean index on axes of unknown size ({_show(data.shape)}) cannot be "
             "used until the sizes are known (unknown until computed)."
         )
-    # the masked axes gathered into one chunk each and merged block by block: the
-    # other axes keep their chunks, of unknown size too
-    data = data.rechunk({a: -1 for a in range(axis, axis + k)})
-    n = int(np.prod(sizes))
-    chunks = (*data.chunks[:axis], (n,), *data.chunks[axis + k :])
-    merged = da.map_blocks(
-        lambda block: block.reshape((*block.shape[:axis], n, *block.shape[axis + k :])),
-        data, chunks=chunks, drop_axis=list(range(axis + 1, axis + k)), dtype=data.dtype,
-    )  # fmt: skip
+    merged = _merge_axes(data, axis, k)
+    n = merged.shape[axis]
     if n == 0:  # an empty mask selects nothing from nothing
         return merged
     flat = mask.reshape((-1,))
@@ -306,7 +306,9 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
             value = reshape(da.broadcast_to(value, region), narrower)
         region = narrower
     if any(s == 0 for s in region):  # nothing selected (dask/dask#11800)
-        return data
+        return _after_checking(
+            data, *(p for p in parts if isinstance(p, da.Array) and p.dtype.kind in "iu")
+        )
     position = _mask_position(parts)
     if position is not None:
         return _assign_through_mask(data, parts, position, value, region)
@@ -388,7 +390,8 @@ def _assign_through_mask(
             return _assign_all_or_nothing(data, mask, value)
         if selected == axis and k > 1 and not any(_unknown(s) for s in data.shape[axis : axis + k]):
             # the masked axes merged into one: a 1-D mask there, then split back
-            merged, flat = _merge_axes(data, mask, axis)
+            # (the raveled mask keeps its blocks: a value from data[mask] has as many)
+            merged, flat = _merge_axes(data, axis, k), mask.reshape((-1,))
             out = _assign_through_mask(merged, (slice(None),) * axis + (flat,), axis, value, region)
             return _split_axis(out, axis, data.shape[axis : axis + k], data.chunks)
         if k == 1 and selected == axis:
@@ -408,17 +411,16 @@ def _assign_through_mask(
     return da.where(condition, value, data).astype(data.dtype)
 
 
-def _merge_axes(data: da.Array, mask: da.Array, axis: int) -> tuple[da.Array, da.Array]:
-    """The axes a k-D mask covers merged into one (one chunk), and the raveled mask."""
-    k = mask.ndim
+def _merge_axes(data: da.Array, axis: int, k: int) -> da.Array:
+    """Axes ``axis`` to ``axis + k`` (of known sizes) merged into one, in one chunk;
+    the other axes keep their chunks, of unknown size too."""
     n = int(np.prod(data.shape[axis : axis + k]))
     data = data.rechunk({a: -1 for a in range(axis, axis + k)})
-    merged = da.map_blocks(
+    return da.map_blocks(
         lambda block: block.reshape((*block.shape[:axis], n, *block.shape[axis + k :])),
         data, chunks=(*data.chunks[:axis], (n,), *data.chunks[axis + k :]),
         drop_axis=list(range(axis + 1, axis + k)), dtype=data.dtype,
     )  # fmt: skip
-    return merged, mask.reshape((-1,)).rechunk(-1)
 
 
 def _split_axis(merged: da.Array, axis: int, sizes: tuple, chunks: tuple) -> da.Array:
