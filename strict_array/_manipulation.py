@@ -355,7 +355,8 @@ def _reshape_error(x: Array, shape: Any, error: Exception) -> Exception:
     if None in x.shape:
         return ValueError(
             f"reshape: cannot reshape an array of shape {x.shape} to {shape}: its size is "
-            "unknown until computed."
+            "unknown until computed (only the first size may be unknown, with -1 there; "
+            "or make the sizes known first: strict_array.known_sizes())."
         )
     return type(error)(f"reshape: cannot reshape an array of shape {x.shape} to {shape}: {error}")
 
@@ -366,9 +367,9 @@ def _check_reshape(old: tuple[int | None, ...], new: Any) -> None:
     new = as_shape(new, "reshape")
     if sum(1 for s in new if s == -1) > 1 or any(s < -1 for s in new):
         raise ValueError(f"reshape: {new} may have one -1 and no other negative size.")
-    if None in old:
+    if None in old and 0 not in old:
         return
-    size = math.prod(old)  # type: ignore[arg-type]
+    size = 0 if 0 in old else math.prod(old)  # type: ignore[arg-type]
     known = math.prod(s for s in new if s != -1)
     if (-1 in new and (known == 0 or size % known)) or (-1 not in new and known != size):
         raise ValueError(
@@ -394,15 +395,6 @@ def roll(
     Array
     """
     x = expect_array("roll", x)
-    if None in (x.shape if axis is None else [x.shape[normalize_axis("roll", a, x.ndim)]
-                                              for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]):  # fmt: skip
-        shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
-        if all(s == 0 for s in shifts):
-            return result(x._data, x._device)  # nothing moves
-        raise ValueError(
-            f"roll: rolling an axis of unknown size (shape {x.shape}) needs the size, "
-            "unknown until computed."
-        )
     if axis is not None:
         many = axis if isinstance(axis, (tuple, list)) else (axis,)
         axis = tuple(normalize_axis("roll", a, x.ndim) for a in many)

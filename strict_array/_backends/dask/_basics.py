@@ -1,4 +1,5 @@
-"""The two helpers every part of the Dask backend needs."""
+"""The helpers every part of the Dask backend needs: unknown sizes, reshape, and an
+axis in one block."""
 
 from __future__ import annotations
 
@@ -12,11 +13,73 @@ def unknown(size: float) -> bool:
     return size != size
 
 
+def whole_axis(x: da.Array, axis: int) -> da.Array:
+    """``x`` with ``axis`` in one block (the other axes keep their blocks).
+
+    Known sizes are rechunked; unknown ones (which Dask's rechunk refuses) are
+    concatenated by a blockwise call whose one block along ``axis`` receives all of
+    them, its size unknown too."""
+    axis %= x.ndim
+    if x.numblocks[axis] == 1:
+        return x
+    if not any(unknown(c) for c in x.chunks[axis]):
+        return x.rechunk({axis: -1})
+    index = tuple(range(x.ndim))
+    every = tuple(x.ndim if a == axis else a for a in index)  # all blocks along the axis
+    return da.blockwise(
+        lambda block: block, index, x, every, new_axes={axis: (np.nan,)},
+        concatenate=True, dtype=x.dtype, meta=x._meta,
+    )  # fmt: skip
+
+
 def reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> da.Array:
-    if 0 in x.shape:  # empty: NumPy resolves the shape (Dask fails on empty arrays)
-        return da.zeros(np.empty(x.shape, x.dtype).reshape(shape).shape, dtype=x.dtype, chunks=-1)
+    if 0 in x.shape:  # empty: NumPy resolves the shape (Dask fails on empty arrays); an
+        # unknown size beside a 0 stands as 1 (the size is 0 all the same)
+        known = tuple(1 if unknown(s) else int(s) for s in x.shape)
+        target = np.empty(known, x.dtype).reshape(shape).shape
+        return da.zeros(target, dtype=x.dtype, chunks=-1)
+    if any(unknown(s) for s in x.shape):
+        return _reshape_rows(x, tuple(shape))
     try:
         return compat.reshape(x, shape, copy=copy)  # type: ignore[attr-defined]
     except NotImplementedError:
         # Dask reshapes only by merging or evenly splitting axes: merge all, then split
         return x.reshape((-1,)).reshape(shape)
+
+
+def _reshape_rows(x: da.Array, shape: tuple[int, ...]) -> da.Array:
+    """A reshape of an array of unknown sizes (which Dask's reshape refuses): to
+    ``(-1,)``, or, if only the first size is unknown, to ``(-1, *rest)`` block by block
+    (the other axes in one block), where each block's elements make whole rows."""
+    rest = shape[1:]
+    if shape == (-1,) and any(unknown(s) for s in x.shape[1:]):  # flattened: all in one block
+        for a in range(x.ndim):
+            x = whole_axis(x, a)
+        return da.map_blocks(
+            lambda block: block.reshape(-1), x, chunks=((np.nan,),), dtype=x.dtype,
+            drop_axis=list(range(1, x.ndim)), meta=np.empty((0,), x.dtype),
+        )  # fmt: skip
+    size = int(np.prod(x.shape[1:], dtype=np.int64))
+    row = int(np.prod(rest, dtype=np.int64))
+    if (
+        any(unknown(s) for s in x.shape[1:])
+        or not shape
+        or shape[0] != -1
+        or any(s < 0 for s in rest)
+        or row == 0
+    ):
+        raise ValueError(
+            f"cannot reshape an array of shape {x.shape} to {shape}: its size is unknown "
+            "until computed (only the first size may be unknown, and it must become -1)."
+        )
+    x = x.rechunk({a: -1 for a in range(1, x.ndim)})
+    if size % row:  # a block of any length might not make whole rows: one block
+        x = whole_axis(x, 0)
+    chunks = ((np.nan,) * x.numblocks[0], *((int(s),) for s in rest))
+    extra = len(shape) - x.ndim
+    return da.map_blocks(
+        lambda block: block.reshape((-1, *rest)), x, chunks=chunks, dtype=x.dtype,
+        drop_axis=list(range(len(shape), x.ndim)) if extra < 0 else [],
+        new_axis=list(range(x.ndim, len(shape))) if extra > 0 else None,
+        meta=np.empty((0,) * len(shape), x.dtype),
+    )  # fmt: skip

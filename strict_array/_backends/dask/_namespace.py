@@ -7,14 +7,16 @@ functions are in :mod:`._linalg`.
 from __future__ import annotations
 
 import types
-from typing import Any
+from typing import Any, Literal
 
 import array_api_compat.dask.array as compat
+import array_api_compat.numpy as cnp
+import dask
 import dask.array as da
 import numpy as np
 
 from . import _linalg, _reductions
-from ._basics import reshape, unknown
+from ._basics import reshape, unknown, whole_axis
 
 
 def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
@@ -32,8 +34,19 @@ def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
 
 
 def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Array:
-    """``take`` of checked (in-bounds, non-negative) indices."""
+    """``take`` of checked (in-bounds, non-negative) indices; along an axis of unknown
+    size (which Dask's take refuses), NumPy's take of each block, the axis in one block,
+    which checks the indices when computed."""
     axis = 0 if axis is None else axis % x.ndim
+    if unknown(x.shape[axis]):
+        x = whole_axis(x, axis)
+        indices = da.asarray(indices).rechunk(-1)
+        index = tuple(range(x.ndim))
+        out = tuple(x.ndim if a == axis else a for a in index)  # the indices' axis instead
+        return da.blockwise(
+            lambda block, i: np.take(block, i, axis=axis), out, x, index,
+            indices, (x.ndim,), concatenate=True, dtype=x.dtype, meta=x._meta,
+        )  # fmt: skip
     return with_index_length(compat.take(x, indices, axis=axis), axis, indices)  # type: ignore[attr-defined]
 
 
@@ -87,12 +100,24 @@ def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da
 
 
 def _searchsorted(
-    x1: da.Array, x2: Any, /, *, side: str = "left", sorter: da.Array | None = None
+    x1: da.Array,
+    x2: Any,
+    /,
+    *,
+    side: Literal["left", "right"] = "left",
+    sorter: da.Array | None = None,
 ) -> da.Array:
     if sorter is not None:  # Dask has no sorter: search the sorted view instead
         x1 = take(x1, sorter)
     if not isinstance(x2, da.Array):
         x2 = da.asarray(np.asarray(x2, dtype=x1.dtype))
+    if unknown(x1.shape[0]):  # Dask's block search offsets by the NaN sizes (giving
+        # floats): x1 in one block, searched by NumPy
+        index = tuple(range(1, x2.ndim + 1))
+        return da.blockwise(
+            lambda a, v: np.searchsorted(a, v, side=side), index, whole_axis(x1, 0), (0,),
+            x2, index, concatenate=True, dtype=np.intp, meta=np.empty((0,) * x2.ndim, np.intp),
+        )  # fmt: skip
     if x2.ndim == 0:  # Dask's block search needs at least one axis
         found = compat.searchsorted(x1, x2.reshape((1,)), side=side)  # type: ignore[attr-defined]
         return found.reshape(())
@@ -197,9 +222,60 @@ def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
     if 0 in x.shape:
         return x
     shifts = shift if isinstance(shift, tuple) else (shift,)
-    if all(int(s) == 0 for s in shifts):  # nothing moves (Dask's roll concatenates
-        return x  # pieces, which unknown sizes refuse)
-    return compat.roll(x, shift, axis=axis)  # type: ignore[attr-defined]
+    if all(int(s) == 0 for s in shifts):  # nothing moves
+        return x
+    if not any(unknown(s) for s in x.shape):
+        return compat.roll(x, shift, axis=axis)  # type: ignore[attr-defined]
+    # Dask's roll concatenates pieces, which unknown sizes refuse: each rolled axis in
+    # one block, rolled by NumPy
+    if axis is None:  # the flattened array: all in one block
+        for a in range(x.ndim):
+            x = whole_axis(x, a)
+        return da.map_blocks(lambda b: np.roll(b, shift), x, dtype=x.dtype)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    shifts = shifts * len(axes) if len(shifts) == 1 else shifts
+    for a, n in zip(axes, shifts):
+        x = da.map_blocks(lambda b, a=a, n=n: np.roll(b, n, axis=a), whole_axis(x, a),
+                          dtype=x.dtype)  # fmt: skip
+    return x
+
+
+def _in_one_block(name: str) -> Any:
+    """``nonzero`` or a ``unique_*`` function that also takes unknown sizes (Dask's
+    number the elements with ``arange`` over the size): NumPy's function of the whole
+    array in one block, one task for all its results, their sizes unknown."""
+    own, numpy = getattr(compat, name), getattr(cnp, name)
+
+    def call(x: da.Array, /, **kwargs: Any) -> Any:
+        if not any(unknown(s) for s in x.shape):
+            return own(x, **kwargs)
+        for a in range(x.ndim):
+            x = whole_axis(x, a)
+        meta = numpy(np.empty((0,) * x.ndim, x.dtype), **kwargs)
+        metas = meta if isinstance(meta, tuple) else (meta,)
+        task = dask.delayed(numpy, nout=len(metas), pure=True)(x.to_delayed().ravel()[0], **kwargs)
+        tasks = task if isinstance(meta, tuple) else (task,)
+        outs = [
+            da.from_delayed(t, shape=x.shape if m.ndim == x.ndim > 1 else (np.nan,), dtype=m.dtype)
+            for t, m in zip(tasks, metas)
+        ]  # (an inverse has x's shape; everything else one unknown size)
+        if not isinstance(meta, tuple):
+            return outs[0]
+        return type(meta)(*outs) if hasattr(meta, "_fields") else tuple(outs)
+
+    return call
+
+
+def _along_whole_axis(func: Any) -> Any:
+    """``sort`` or ``argsort`` with unknown sizes: the axis in one block first (the
+    function rechunks it, which unknown sizes refuse)."""
+
+    def call(x: da.Array, /, *, axis: int = -1, **kwargs: Any) -> da.Array:
+        if any(unknown(s) for s in x.shape):
+            x = whole_axis(x, axis)
+        return func(x, axis=axis, **kwargs)
+
+    return call
 
 
 def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
@@ -217,6 +293,19 @@ def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
             )  # fmt: skip
     reps = tuple(max(r, 1) for r in reps)
     if all(r == 1 for r in reps):
+        return x
+    if any(unknown(s) for s in x.shape):
+        # Dask's tile concatenates, which unknown sizes refuse: each repeated axis in
+        # one block, tiled by NumPy
+        for axis, r in enumerate(reps):
+            if r > 1:
+                x = whole_axis(x, axis)
+                one = tuple(r if a == axis else 1 for a in range(x.ndim))
+                chunks = tuple(
+                    tuple(c * r for c in cs) if a == axis else cs for a, cs in enumerate(x.chunks)
+                )
+                x = da.map_blocks(lambda b, one=one: np.tile(b, one), x, chunks=chunks,
+                                  dtype=x.dtype)  # fmt: skip
         return x
     if 0 in x.shape and not any(unknown(s) for s in x.shape):
         return da.zeros(np.tile(np.empty(x.shape, x.dtype), reps).shape, dtype=x.dtype, chunks=-1)
@@ -360,10 +449,14 @@ def build_namespace() -> types.SimpleNamespace:
     ns.roll = _roll
     ns.tensordot = _tensordot
     ns.tile = _tile
+    for name in ("nonzero", "unique_all", "unique_counts", "unique_inverse", "unique_values"):
+        setattr(ns, name, _in_one_block(name))
     for name in ("nonzero", "unique_all", "unique_counts", "unique_inverse", "unique_values",
                  "repeat"):  # fmt: skip
         setattr(ns, name, _sizes_as_asked(getattr(ns, name)))
     ns.take = _checked_take
+    ns.sort = _along_whole_axis(compat.sort)  # type: ignore[attr-defined]
+    ns.argsort = _along_whole_axis(compat.argsort)  # type: ignore[attr-defined]
     for name in _reductions.REDUCTIONS:
         setattr(ns, name, _reductions.reduction(name))
     ns.clip = _clip
