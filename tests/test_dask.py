@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 
 import dask
@@ -648,3 +649,81 @@ def test_vector_norm_axes_and_roll_by_nothing(device):
     np.testing.assert_array_equal(
         to_numpy(xp.roll(u, 0, axis=1)), np.arange(8.0).reshape(4, 2, 1)[1:]
     )
+
+
+#: functions of an array with an unknown size on DASK (after masking): each must give
+#: CPU's shape, dtype and values (Dask's own number, rechunk or concatenate by size)
+UNKNOWN_SIZE_FUNCTIONS = {
+    "reshape flat": lambda u: xp.reshape(u, (-1,)),
+    "reshape rows": lambda u: xp.reshape(
+        u, (-1, *([math.prod(u.shape[1:])] if u.ndim > 1 else []))
+    ),
+    "repeat flat": lambda u: xp.repeat(u, 2, axis=None),
+    "concat flat": lambda u: xp.concat([u, u], axis=None),
+    "tile": lambda u: xp.tile(u, (2,) * u.ndim),
+    "sort": lambda u: xp.sort(u, axis=0),
+    "sort descending": lambda u: xp.sort(u, axis=-1, descending=True),
+    "argsort": lambda u: xp.argsort(u, axis=0, descending=True),
+    "roll": lambda u: xp.roll(u, 1, axis=0),
+    "roll flat": lambda u: xp.roll(u, -2),
+    "take": lambda u: xp.take(u, xp.asarray([0, -1], device=u.device), axis=0),
+    "nonzero": lambda u: xp.stack(xp.nonzero(u)),
+    "unique_values": xp.unique_values,
+    "unique_counts": lambda u: xp.unique_counts(u).counts,
+    "unique_inverse": lambda u: xp.unique_inverse(u).inverse_indices,
+    "unique_all": lambda u: xp.unique_all(u).indices,
+    "searchsorted": lambda u: xp.searchsorted(
+        xp.sort(xp.reshape(u, (-1,))), xp.asarray([1.0, 2.5], device=u.device)
+    ),
+    "cumulative_sum": lambda u: xp.cumulative_sum(u, axis=0, include_initial=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNKNOWN_SIZE_FUNCTIONS))
+@pytest.mark.parametrize(
+    ("shape", "chunks"),
+    [((6,), 2), ((6, 3), (2, 2)), ((5, 2, 3), (2, 1, 2)), ((4, 3), 1), ((2, 2, 0), 1)],
+)
+def test_functions_of_unknown_sizes_agree_with_cpu(name, shape, chunks):
+    a = np.random.default_rng(1).integers(0, 4, shape).astype(float)
+    rows = np.array([True, False, True, True, False, True])[: shape[0]]
+    f = UNKNOWN_SIZE_FUNCTIONS[name]
+    x = xp.asarray(a, device=xp.DASK, chunks=chunks)
+    u = x[xp.asarray(rows, device=xp.DASK, chunks=2)]
+    assert None in u.shape
+    try:
+        want = f(xp.asarray(a)[xp.asarray(rows)])
+    except ValueError as e:  # (a reshape of 0 elements to (-1, 0)): the same error
+        with pytest.raises(ValueError, match=str(e)[:20]):
+            f(u)
+        return
+    got = f(u)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(to_numpy(got), to_numpy(want))
+
+
+@pytest.mark.parametrize("device", [xp.CPU, xp.DASK], ids=["cpu", "dask"])
+def test_assignment_checks_the_rank_rule_before_unknown_sizes_and_bounds_when_empty(device):
+    x = on(device, np.ones((3, 4)))
+    u = x[on(device, np.array([True] * 10 + [False] * 2).reshape(3, 4))]
+    # the region's rank is known, whether or not its size is: the rank rule first
+    with pytest.raises(RankPromotionError, match="has rank 2 but the selected region"):
+        u[on(device, np.zeros(10, bool))] = on(device, np.ones((1, 0)))
+    # nothing selected, but the index is out of bounds: raised (DASK: when computed)
+    e = on(device, np.zeros((2, 2, 0)))
+    with pytest.raises(IndexError, match="index 2 is out of bounds for axis 1 with size 2"):
+        e[:, on(device, np.array(2)), ...] = 0.5
+        to_numpy(e)
+
+
+def test_per_element_values_through_a_mask_of_several_axes_and_blocks(device):
+    a = np.random.default_rng(2).standard_normal((4, 6, 3))
+    for lead in (2, 3):
+        x = on(device, a)
+        mask = x > 0 if lead == 3 else x[:, :, 0] > 0
+        y = xp.asarray(x, copy=True)
+        y[mask] = y[mask] * 2.0 + 1.0
+        want = a.copy()
+        m = a > 0 if lead == 3 else a[:, :, 0] > 0
+        want[m] = want[m] * 2.0 + 1.0
+        np.testing.assert_array_equal(to_numpy(y), want)

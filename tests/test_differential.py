@@ -228,6 +228,9 @@ class Step:
     dask_may_refuse: bool = False
     #: whether the step is added to the pool when both devices succeed
     keep: bool = True
+    #: the step multiplies complex numbers and adds the products in an order that the
+    #: chunking decides: a product with an infinite part has no single answer (see _close)
+    complex_products: bool = False
 
 
 _HARNESS_ERRORS = (NameError, SyntaxError, UnboundLocalError)
@@ -319,7 +322,7 @@ class Program:
             event(f"{step.family}: {outcome}")
         if outcome == "both succeed" and t is not None:
             self._compare(step, t, cpu_val, dask_val)
-            if step.keep:
+            if step.keep and not _order_dependent(step, cpu_val, dask_val):
                 self.live.append(t)
         elif (
             outcome == "both raise"
@@ -422,7 +425,7 @@ class Program:
                     step, f"{where}: shape CPU {c.shape}, DASK {dshape} (computed as {d.shape})"
                 )
             )
-        if not _close(c, d, self._scale(c)):
+        if not _close(c, d, self._scale(c), complex_products=step.complex_products):
             raise ValuesDiffer(
                 self.report(step, f"{where}:\nCPU  {c.tolist()!r}\nDASK {d.tolist()!r}")
             )
@@ -503,9 +506,27 @@ class _quiet(warnings.catch_warnings):
         return out
 
 
-def _close(c: np.ndarray, d: np.ndarray, scale: float) -> bool:
+def _order_dependent(step: Step, c: Any, d: Any) -> bool:
+    """Whether the devices' complex non-finite values differ (they agree, see _close):
+    later steps cannot compare what is computed from them, so they leave the pool."""
+    if not (step.complex_products and c.dtype.kind == "c"):
+        return False
+    both = ~np.isfinite(c) & ~np.isfinite(d)
+    return not np.array_equal(c[both], d[both], equal_nan=True)
+
+
+def _close(c: np.ndarray, d: np.ndarray, scale: float, *, complex_products: bool = False) -> bool:
     if c.dtype.kind not in "fc":
         return bool(np.array_equal(c, d))
+    if complex_products and c.dtype.kind == "c" and c.shape == d.shape:
+        # A complex sum of products with an infinite part is not fixed by the values:
+        # NumPy itself gives -inf+infj, nan+infj or nan+nanj for one product depending on
+        # the operand shapes (BLAS's zgemm scales by alpha = 1+0j, so 0 * inf), and
+        # complex multiplication with infinities is not associative. Where both devices
+        # give a non-finite value they agree; a finite value against a non-finite one
+        # still differs.
+        both = ~np.isfinite(c) & ~np.isfinite(d)
+        c, d = np.where(both, 0, c), np.where(both, 0, d)
     if c.dtype in (np.float32, np.complex64):
         rtol, atol = 1e-5, 1e-6
     else:
@@ -987,7 +1008,7 @@ def g_reduction(data: Any, prog: Program) -> Step:
     empty_is_data = f in ("max", "min", "argmax", "argmin") and prog.unknown(x)
     return Step(
         "reduction", [f"{t} = xp.{f}({x}, {', '.join(kw)})"], t, inputs=[x],
-        deferrable=(ValueError,) if empty_is_data else (),
+        deferrable=(ValueError,) if empty_is_data else (), complex_products=f == "prod",
     )  # fmt: skip
 
 
@@ -1423,7 +1444,8 @@ def g_inplace(data: Any, prog: Program) -> Step:
     deferrable: tuple[type, ...] = (ValueError,) if op == "**=" and k in "iu" else ()
     lines = [f"{t} = xp.asarray({x}, copy=True)", f"{t} {op} {o.code}"]
     return Step(f"inplace {op}", lines, t, mutated_from=x, inputs=[x, *o.inputs],
-                deferrable=deferrable, expect=expect, dask_refuses=refuses)  # fmt: skip
+                deferrable=deferrable, expect=expect, dask_refuses=refuses,
+                complex_products=op == "@=")  # fmt: skip
 
 
 # --- manipulation -------------------------------------------------------------------
@@ -1566,7 +1588,9 @@ def g_manipulation(data: Any, prog: Program) -> Step:
         call = f"xp.broadcast_to({x}, {tup(shape)})"
     else:
         call = f"{x}.mT" if r != 2 or data.draw(st.booleans()) else f"{x}.T"
-    return Step(f"manipulation {f}", [f"{t} = {call}"], t, inputs=inputs)
+    # whether an unknown number of elements makes whole rows is the data's business
+    deferrable = (ValueError,) if f == "reshape" and prog.unknown(x) else ()
+    return Step(f"manipulation {f}", [f"{t} = {call}"], t, inputs=inputs, deferrable=deferrable)
 
 
 # --- linear algebra -----------------------------------------------------------------
@@ -1718,8 +1742,9 @@ def g_linalg(data: Any, prog: Program) -> Step:
             f"{t} = xp.linalg.vector_norm({x}, axis={draw_axis(data, r)}, keepdims={data.draw(st.booleans())}, ord={ord_})"
         )
     return Step(
-        f"linalg {f}", lines, t, inputs=inputs, deferrable=(np.linalg.LinAlgError,), expect=expect
-    )
+        f"linalg {f}", lines, t, inputs=inputs, deferrable=(np.linalg.LinAlgError,),
+        expect=expect, complex_products=True,
+    )  # fmt: skip
 
 
 # --- broadcast_in_dim and sum_to ----------------------------------------------------
@@ -1905,6 +1930,17 @@ def test_mixed_programs_agree(data):
 def test_programs_with_unknown_sizes_agree(data):
     """After boolean masking DASK has unknown sizes: every family follows section 4."""
     run_program(data, ALL_GENERATORS, unknown=True)
+
+
+def test_complex_products_agree_only_where_both_are_non_finite():
+    """The one relaxation of the comparison, and only for steps that sum complex
+    products in an order the chunking decides (NumPy's own matmul of one product gives
+    -inf+infj or nan+nanj by the operands' shapes)."""
+    inf_cpu, inf_dask = np.array([6j, complex(nan, nan)]), np.array([6j, complex(-inf, inf)])
+    assert _close(inf_cpu, inf_dask, 1.0, complex_products=True)
+    assert not _close(inf_cpu, inf_dask, 1.0)
+    assert not _close(np.array([6j, 1j]), inf_dask, 1.0, complex_products=True)
+    assert not _close(np.array([5j, complex(nan, nan)]), inf_dask, 1.0, complex_products=True)
 
 
 # --- threads ------------------------------------------------------------------------
