@@ -94,6 +94,11 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
     if axis is not None:
         shapes = [a.shape for a in arrays]
         ndim = len(shapes[0])
+        if ndim == 0:
+            raise ValueError(
+                f"concat: 0-d arrays have no axis to join along (axis={axis}); use "
+                "axis=None, or stack them."
+            )
         if any(len(s) != ndim for s in shapes) or not -ndim <= axis < max(ndim, 1):
             raise ValueError(
                 "concat: arrays must have one rank and axis must be one of its axes, got "
@@ -110,6 +115,12 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
                     f"but axis {i} has sizes {sorted(sizes)} in shapes "
                     + ", ".join(str(s) for s in shapes)
                     + "."
+                )
+            if i != axis % ndim and sizes and any(s[i] is None for s in shapes):
+                raise ValueError(
+                    f"concat: axis {i} has a size unknown until computed against a known one "
+                    "(" + ", ".join(str(s) for s in shapes) + "), which cannot be checked "
+                    "before computing; make the sizes known first (strict_array.known_sizes())."
                 )
     if axis is None:  # flattened by the device's reshape (Dask's fails on empty chunks)
         return result(dev.ns.concat([dev.reshape(a._data, (-1,)) for a in arrays], axis=0), dev)

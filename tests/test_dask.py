@@ -676,6 +676,10 @@ UNKNOWN_SIZE_FUNCTIONS = {
         xp.sort(xp.reshape(u, (-1,))), xp.asarray([1.0, 2.5], device=u.device)
     ),
     "cumulative_sum": lambda u: xp.cumulative_sum(u, axis=0, include_initial=True),
+    # Dask's full-rank mask joins the blocks' selections in block order, not row-major
+    "mask of all axes": lambda u: u[u > 1.0],
+    "concat along the last axis": lambda u: xp.concat([u, u * 2.0], axis=-1),
+    "stack": lambda u: xp.stack([u, u * 2.0], axis=-1),
 }
 
 
@@ -727,3 +731,13 @@ def test_per_element_values_through_a_mask_of_several_axes_and_blocks(device):
         m = a > 0 if lead == 3 else a[:, :, 0] > 0
         want[m] = want[m] * 2.0 + 1.0
         np.testing.assert_array_equal(to_numpy(y), want)
+
+
+def test_concat_of_unknown_and_known_sizes_and_of_0d_arrays(device):
+    x = on(device, np.ones((4, 3)))
+    u = x[on(device, np.array([True, False, True, True]))]
+    if device is xp.DASK:
+        with pytest.raises(ValueError, match="axis 0 has a size unknown until computed"):
+            xp.concat([u, x], axis=1)
+    with pytest.raises(ValueError, match="concat: 0-d arrays have no axis to join along"):
+        xp.concat([x[0, 0], x[0, 0]], axis=0)

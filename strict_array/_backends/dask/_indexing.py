@@ -21,7 +21,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ._basics import reshape
+from ._basics import reshape, whole_axis
 from ._basics import unknown as _unknown
 from ._namespace import checked_index, take, with_index_length
 
@@ -221,7 +221,17 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     if position is not None and 0 in parts[position].shape and parts[position].ndim:
         return _merged_mask(data, parts, position, lambda merged, key: merged[key])
     if position is not None and parts[position].ndim == data.ndim:
-        return data[parts[position]]  # Dask takes a full-rank mask alone, not with `...`
+        mask = parts[position]  # Dask takes a full-rank mask alone, not with `...`
+        if data.ndim > 1 and any(_unknown(s) for s in (*data.shape, *mask.shape)):
+            # Dask selects block by block and joins the blocks in their order, which is
+            # not NumPy's (row-major) unless the blocks split the first axis only
+            data, mask = (_whole_after_first(a) for a in (data, da.asarray(mask)))
+            return da.map_blocks(
+                lambda block, m: block[m], data, mask, drop_axis=list(range(1, data.ndim)),
+                chunks=((np.nan,) * data.numblocks[0],), dtype=data.dtype,
+                meta=np.empty((0,), data.dtype),
+            )  # fmt: skip
+        return data[mask]
     if position is not None and 1 < parts[position].ndim < data.ndim:
         return _merged_mask(data, parts, position, lambda merged, key: merged[key])
     out = data[key]
@@ -236,6 +246,12 @@ def getitem(data: da.Array, key: Any) -> da.Array:
         if parts[p].ndim == 1:
             out = with_index_length(out, _axis_of(parts, p, data.ndim), parts[p])
     return out
+
+
+def _whole_after_first(x: da.Array) -> da.Array:
+    for a in range(1, x.ndim):
+        x = whole_axis(x, a)
+    return x
 
 
 def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any:

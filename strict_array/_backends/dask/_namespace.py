@@ -359,17 +359,57 @@ def _stack(arrays: Any, /, *, axis: int = 0) -> da.Array:
     arrays = list(arrays)
     if not any(unknown(s) for a in arrays for s in a.shape):
         return da.stack(arrays, axis=axis)
+    arrays = _paired_blocks("stack", arrays)
     first = arrays[0].chunks
-    if any(len(a.chunks) != len(first) or any(len(p) != len(q) for p, q in zip(a.chunks, first))
-           for a in arrays):  # fmt: skip
-        raise ValueError(
-            "stack: arrays of unknown sizes can be stacked only when their blocks match."
-        )
     axis %= arrays[0].ndim + 1
     return da.map_blocks(
         lambda *blocks: np.stack(blocks, axis=axis), *arrays, new_axis=axis,
         chunks=(*first[:axis], (len(arrays),), *first[axis:]),
         dtype=np.result_type(*arrays),
+    )  # fmt: skip
+
+
+def _paired_blocks(name: str, arrays: list[da.Array], skip: int | None = None) -> list[da.Array]:
+    """Arrays of unknown sizes joined block by block (Dask compares the sizes, and NaN
+    equals nothing): known axes rechunked as the first array's, and the blocks along
+    unknown ones must pair up (all but axis ``skip``)."""
+    first = arrays[0]
+    out = [first]
+    for a in arrays[1:]:
+        known = {
+            i: c for i, c in enumerate(first.chunks)
+            if i != skip and not any(unknown(s) for s in (a.shape[i], first.shape[i]))
+        }  # fmt: skip
+        a = a.rechunk(known) if any(a.chunks[i] != c for i, c in known.items()) else a
+        if any(
+            i != skip and len(p) != len(q) for i, (p, q) in enumerate(zip(a.chunks, first.chunks))
+        ):
+            raise ValueError(
+                f"{name}: arrays with sizes unknown until computed are joined block by block, "
+                f"and these have different blocks ({a.numblocks} and {first.numblocks}); "
+                "make the sizes known first (strict_array.known_sizes())."
+            )
+        out.append(a)
+    return out
+
+
+def _concat(arrays: Any, /, *, axis: int | None = 0) -> da.Array:
+    arrays = list(arrays)
+    assert axis is not None  # (the namespace flattens first)
+    axis %= arrays[0].ndim
+    if not any(unknown(s) for a in arrays for i, s in enumerate(a.shape) if i != axis):
+        return compat.concat(arrays, axis=axis)  # type: ignore[attr-defined]
+    # Dask refuses unknown sizes off the axis: each array's axis in one block, and the
+    # blocks joined one by one
+    arrays = [whole_axis(a, axis) for a in _paired_blocks("concat", arrays, skip=axis)]
+    dtype = np.result_type(*arrays)
+    chunks = list(arrays[0].chunks)
+    chunks[axis] = (sum(a.shape[axis] for a in arrays),)
+    index = tuple(range(arrays[0].ndim))
+    return da.blockwise(
+        lambda *blocks: np.concatenate(blocks, axis=axis, dtype=dtype), index,
+        *(p for a in arrays for p in (a, index)), adjust_chunks={axis: chunks[axis]},
+        dtype=dtype, align_arrays=False, meta=np.empty((0,) * len(index), dtype),
     )  # fmt: skip
 
 
@@ -462,6 +502,7 @@ def build_namespace() -> types.SimpleNamespace:
     ns.clip = _clip
     ns.flip = _flip
     ns.stack = _stack
+    ns.concat = _concat
     ns.matmul = _matmul
     ns.vecdot = _vecdot
     ns.searchsorted = _searchsorted
