@@ -96,20 +96,7 @@ class DaskDevice(Device):
         return index  # Dask takes NumPy index arrays, and then knows the result's size
 
     def getitem(self, data: da.Array, key: Any) -> da.Array:
-        try:
-            out = _indexing.getitem(data, key)
-        except TypeError as e:
-            parts = key if isinstance(key, tuple) else (key,)
-            if not any(s != s for s in data.shape) or not any(hasattr(k, "ndim") for k in parts):
-                raise
-            # Dask's integer-array indexing does arithmetic on the unknown (NaN) sizes
-            # of other axes, and fails with "'float' object cannot be interpreted as an
-            # integer": refused as section 4 refuses what needs unknown sizes
-            raise ValueError(
-                "indexing with integer arrays an array with sizes unknown until computed "
-                "needs them; make them known first (strict_array.known_sizes() or "
-                "strict_array.persist)."
-            ) from e
+        out = _indexing.getitem(data, key)
         return _compute.sizes_as_asked(out)[0]
 
     def assign(self, data: da.Array, key: Any, value: Any) -> da.Array:

@@ -72,8 +72,12 @@ def _gather_points(data: da.Array, parts: tuple, axes: list[int] | None = None) 
         term = checked_index(index, size, axis if axes is None else axes[axis]) * stride
         flat = term if flat is None else flat + term
     assert flat is not None
-    stacked = reshape(data, (int(np.prod(lead, dtype=np.int64)), *rest))
-    out = reshape(take(stacked, reshape(flat, (-1,)), axis=0), (*indices[0].shape, *rest))
+    if any(_unknown(s) for s in rest):  # block by block (Dask's reshape refuses NaN)
+        taken = take(_merge_axes(data, 0, k), reshape(flat, (-1,)), axis=0)
+        out = _split_axis(taken, 0, indices[0].shape)
+    else:
+        stacked = reshape(data, (int(np.prod(lead, dtype=np.int64)), *rest))
+        out = reshape(take(stacked, reshape(flat, (-1,)), axis=0), (*indices[0].shape, *rest))
     if 0 in out.shape and any(isinstance(p, da.Array) for p in parts):
         out = _after_checking(out, flat)  # nothing gathered reads the indices
     return out
@@ -439,16 +443,19 @@ def _merge_axes(data: da.Array, axis: int, k: int) -> da.Array:
     )  # fmt: skip
 
 
-def _split_axis(merged: da.Array, axis: int, sizes: tuple, chunks: tuple) -> da.Array:
-    """The inverse of :func:`_merge_axes`: axis ``axis`` split back into ``sizes``."""
+def _split_axis(merged: da.Array, axis: int, sizes: tuple, chunks: tuple | None = None) -> da.Array:
+    """The inverse of :func:`_merge_axes`: axis ``axis`` split back into ``sizes`` (in
+    one block, or rechunked to ``chunks``)."""
     sizes = tuple(int(s) for s in sizes)
+    if not sizes:  # (one element along the axis) the axis dropped
+        return merged[(slice(None),) * axis + (0,)]
     out = da.map_blocks(
         lambda block: block.reshape((*block.shape[:axis], *sizes, *block.shape[axis + 1 :])),
         merged.rechunk({axis: -1}),
         chunks=(*merged.chunks[:axis], *((s,) for s in sizes), *merged.chunks[axis + 1 :]),
         new_axis=list(range(axis + 1, axis + len(sizes))), dtype=merged.dtype,
     )  # fmt: skip
-    return out.rechunk(chunks)
+    return out if chunks is None else out.rechunk(chunks)
 
 
 def _scatter_with_offsets(data: da.Array, mask: da.Array, axis: int, value: da.Array) -> da.Array:
