@@ -749,3 +749,25 @@ def test_concat_of_unknown_and_known_sizes_and_of_0d_arrays(device):
             xp.concat([u, x], axis=1)
     with pytest.raises(ValueError, match="concat: 0-d arrays have no axis to join along"):
         xp.concat([x[0, 0], x[0, 0]], axis=0)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (NumPy's, for the empty selection)
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_moments_over_empty_blocks(name, dtype):
+    """Dask weights each block's mean by its count, and an empty block's mean is NaN:
+    its var and std were NaN (dask/dask#3906)."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((6, 3)).astype(dtype)
+    if dtype == "complex128":
+        a = a + 1j * rng.standard_normal((6, 3))
+    rows = np.array([True, False, False, True, True, False])
+    x = xp.asarray(a, device=xp.DASK, chunks=(1, 2))
+    u = x[xp.asarray(rows, device=xp.DASK, chunks=1)]  # empty blocks, unknown sizes
+    f = getattr(xp, name)
+    for kwargs in ({}, {"axis": 0, "correction": 1}, {"axis": -1, "keepdims": True}):
+        got = f(u, **kwargs)
+        want = f(xp.asarray(a[rows]), **kwargs)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(to_numpy(got), to_numpy(want), rtol=1e-5)
+    np.testing.assert_allclose(to_numpy(f(x[:0:1], axis=0)), np.full(3, np.nan))

@@ -16,6 +16,10 @@
   unknown sizes, an error for known empty blocks); and with unknown sizes on other
   axes its scan fails. Each block is scanned alone and offset by the total of the
   blocks before it.
+- Variance and standard deviation over blocks that may be empty: Dask combines the
+  blocks' moments weighting each block's mean by its count, and an empty block's
+  mean is NaN (0 x NaN is NaN: a wrong NaN result, dask/dask#3906). Two passes
+  instead, as NumPy: the mean, then the squared deviations from it.
 """
 
 from __future__ import annotations
@@ -60,6 +64,10 @@ def reduction(name: str) -> Any:
             shape = tuple(1 if unknown(s) else int(s) for s in x.shape)
             out = numpy(np.empty(shape, x.dtype), axis=axis, **kwargs)
             return da.from_array(np.asarray(out), chunks=-1)
+        if name in ("var", "std") and any(
+            unknown(c) or c == 0 for a in reduced for c in x.chunks[a]
+        ):
+            return _two_pass_moment(name, x, reduced, **kwargs)
         if name in ("max", "min") and any(unknown(s) for s in x.shape):
             # (unknown sizes bring empty blocks, which Dask's max and min fail on)
             return _extremum(name, x, reduced, **kwargs)
@@ -130,6 +138,24 @@ def _cumulative(
         scan, index, x, index, totals, every, da.arange(n, chunks=1), (axis,),
         concatenate=True, align_arrays=False, adjust_chunks={axis: sizes}, dtype=dtype,
     )  # fmt: skip
+
+
+def _two_pass_moment(
+    name: str, x: da.Array, axes: tuple[int, ...], *, correction: float = 0.0,
+    keepdims: bool = False,
+) -> da.Array:  # fmt: skip
+    """var or std over blocks that may be empty: the mean first, then the squared
+    deviations from it, each a sum Dask gets right over empty blocks (NumPy's order)."""
+    real = np.empty(0, x.dtype).real.dtype  # (the count in it, to keep float32 float32)
+    ones = da.map_blocks(lambda b: np.ones(b.shape, real), x, dtype=real)
+    n = da.sum(ones, axis=axes, keepdims=True)
+    deviation = x - da.sum(x, axis=axes, keepdims=True) / n
+    squares = (deviation * deviation.conj()).real if x.dtype.kind == "c" else deviation**2
+    out = da.sum(squares, axis=axes, keepdims=True) / da.maximum(n - real.type(correction), 0)
+    out = out.astype(real)
+    if name == "std":
+        out = da.sqrt(out)
+    return out if keepdims else out[tuple(0 if a in axes else slice(None) for a in range(x.ndim))]
 
 
 def _identity(name: str, dtype: np.dtype) -> Any:
