@@ -212,7 +212,8 @@ FUNCTION_CATEGORIES = {
     # windows sum boolean masks). Complex numbers have no order: refused. The moments
     # (mean, var, std) take integers and booleans as NumPy does, in float64.
     **dict.fromkeys(("sum", "prod", "cumulative_sum", "cumulative_prod"), "numeric or boolean"),
-    **dict.fromkeys(("max", "min", "argmax", "argmin", "sort", "argsort"), "real-valued or boolean"),
+    **dict.fromkeys(("max", "min", "argmax", "argmin", "sort", "argsort", "nanmax", "nanmin",
+                     "nanargmax", "nanargmin"), "real-valued or boolean"),
 }  # fmt: skip
 
 

@@ -18,7 +18,7 @@ from . import _policy as policy
 from ._array import Array, common_device, expect_array, result
 from ._backends import Device
 from ._broadcasting import normalize_axes, normalize_axis
-from ._dtypes import as_dtype
+from ._dtypes import FUNCTION_CATEGORIES, as_dtype, check_category
 from ._typing import Axis, DTypeLike
 
 __all__ = [
@@ -136,6 +136,7 @@ def pad(x: Array, /, pad_width: Any, mode: str = "constant", **kwargs: Any) -> A
 def _nan_reduction(name: str, summary: str, *, index: bool = False) -> Callable[..., Array]:
     def reduce(x: Array, /, *, axis: Axis = None, keepdims: bool = False, **kwargs: Any) -> Array:
         x = expect_array(name, x)
+        check_category(name, x.dtype)
         backend_axis: int | tuple[int, ...] | None = None
         if index and axis is not None:
             backend_axis = normalize_axis(name, axis, x.ndim)
@@ -149,7 +150,11 @@ def _nan_reduction(name: str, summary: str, *, index: bool = False) -> Callable[
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = f"""{summary} (NumPy's ``{name}``; not in the standard).
 
-    NaN values are left out; xarray's default reductions of floating data call it.
+    NaN values are left out; xarray's default reductions of floating data call it.{
+        " Complex numbers have no order: refused, as by ``max``."
+        if name in FUNCTION_CATEGORIES
+        else ""
+    }
 
     Parameters
     ----------

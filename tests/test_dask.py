@@ -771,3 +771,66 @@ def test_moments_over_empty_blocks(name, dtype):
         assert got.dtype == want.dtype
         np.testing.assert_allclose(to_numpy(got), to_numpy(want), rtol=1e-5)
     np.testing.assert_allclose(to_numpy(f(x[:0:1], axis=0)), np.full(3, np.nan))
+
+
+NAN_REDUCTIONS = ["nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
+                  "nanargmax", "nanargmin", "nancumsum", "nancumprod"]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (NumPy's, for all-NaN slices)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "bool"])
+@pytest.mark.parametrize("name", NAN_REDUCTIONS)
+def test_nan_reductions_over_empty_blocks_and_unknown_sizes(name, dtype):
+    """Dask's own failed on unknown sizes, and its nancumsum over them returned one
+    element where there were three."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((6, 3))
+    a = a > 0 if dtype == "bool" else a.astype(dtype)
+    if dtype.startswith("float"):
+        a[1, 1] = np.nan
+        a[3, 0] = np.nan
+    rows = np.array([True, False, False, True, True, False])
+    f = getattr(xp, name)
+    for kwargs in ({}, {"axis": 0}, {"axis": -1}):
+        x = xp.asarray(a, device=xp.DASK, chunks=(1, 2))
+        for arr, values in ((x, a), (x[xp.asarray(rows, device=xp.DASK, chunks=1)], a[rows])):
+            want = f(xp.asarray(values), **kwargs)
+            got = f(arr, **kwargs)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(to_numpy(got), to_numpy(want), rtol=1e-5)
+
+
+def test_nan_orderings_refuse_complex_as_max_does(device):
+    with pytest.raises(TypeError, match="nanmax: x has dtype complex128, but nanmax takes real"):
+        xp.nanmax(on(device, np.array([1 + 1j, 2 - 1j])))
+
+
+LINALG_OF_UNKNOWN_SIZES = {
+    "diagonal": lambda u: xp.linalg.diagonal(u, offset=1),
+    "trace": xp.linalg.trace,
+    "matrix_rank": xp.linalg.matrix_rank,
+    "pinv": xp.linalg.pinv,
+    "svdvals": xp.linalg.svdvals,
+    "svd": lambda u: xp.linalg.svd(u, full_matrices=False)[1],
+    "qr R": lambda u: abs(xp.linalg.qr(u)[1]),
+    "vector_norm": xp.linalg.vector_norm,
+    "vector_norm inf": lambda u: xp.linalg.vector_norm(u, axis=0, ord=xp.inf, keepdims=True),
+    "vector_norm 0": lambda u: xp.linalg.vector_norm(u, axis=-1, ord=0),
+    "vector_norm 3": lambda u: xp.linalg.vector_norm(u, ord=3, keepdims=True),
+    "matrix_norm": lambda u: xp.linalg.matrix_norm(u, ord="nuc"),
+    "diff": lambda u: xp.diff(u, axis=0),
+    "diff appended": lambda u: xp.diff(u, axis=0, n=2, append=xp.ones((1, 3), device=u.device)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINALG_OF_UNKNOWN_SIZES))
+def test_matrices_and_vectors_of_unknown_sizes(name):
+    a = np.random.default_rng(0).standard_normal((6, 3))
+    rows = np.array([True, False, False, True, True, True])
+    f = LINALG_OF_UNKNOWN_SIZES[name]
+    x = xp.asarray(a, device=xp.DASK, chunks=(1, 2))
+    u = x[xp.asarray(rows, device=xp.DASK, chunks=1)]
+    want = f(xp.asarray(a[rows]))
+    got = f(u)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(to_numpy(got), to_numpy(want), rtol=1e-10, atol=1e-12)

@@ -15,6 +15,8 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
+from ._basics import reshape, unknown, whole_axis
+
 
 def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
     """``da.apply_gufunc`` with the chunks prepared here rather than by Dask.
@@ -42,15 +44,17 @@ def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
                 loop_chunks.setdefault(width - n_loop + j, a.chunks[j])
     prepared = []
     for a, n_core, n_loop in zip(args, cores, loops):
-        spec: dict[int, Any] = {
-            a.ndim - 1 - k: -1 for k in range(n_core) if len(a.chunks[a.ndim - 1 - k]) != 1
-        }
+        core_axes = range(a.ndim - n_core, a.ndim)
+        for axis in core_axes:  # (an unknown size: Dask's rechunk refuses it)
+            if a.numblocks[axis] != 1 and any(c != c for c in a.chunks[axis]):
+                a = whole_axis(a, axis)
+        spec: dict[int, Any] = {axis: -1 for axis in core_axes if a.numblocks[axis] != 1}
         for j in range(n_loop):
             want = loop_chunks.get(width - n_loop + j)
             if a.shape[j] != 1 and not _same_chunks(a.chunks[j], want):
                 spec[j] = want  # (unknown sizes cannot be re-chunked, nor need to be here)
         prepared.append(a.rechunk(spec) if spec else a)
-    if any(s != s for s in batch):
+    if any(s != s for a in prepared for s in a.shape):  # (apply_gufunc refuses NaN sizes)
         return _blockwise_gufunc(func, signature, prepared, loops, **kwargs)
     return da.apply_gufunc(func, signature, *prepared, allow_rechunk=False, **kwargs)
 
@@ -83,7 +87,7 @@ def _blockwise_gufunc(
         # ("(m,m)") would read as a diagonal to blockwise
         pairs += [a, loop[width - n :] + tuple(f"__in{i}_{j}__" for j in range(len(core)))]
         for d, size in zip(core, a.shape[n:]):
-            sizes.setdefault(d, int(size))
+            sizes.setdefault(d, size if size != size else int(size))
     multi = len(out_cores) > 1
     dtypes = output_dtypes if multi else (output_dtypes,)
     results = []
@@ -98,7 +102,7 @@ def _blockwise_gufunc(
                 dtype=dtype,
                 concatenate=True,
                 align_arrays=False,
-                new_axes={n: sizes[d] for n, d in zip(new, core)},
+                new_axes={n: (sizes[d],) for n, d in zip(new, core)},
                 meta=np.empty((0,) * (width + len(core)), dtype),
             )
         )
@@ -119,6 +123,11 @@ def _batch_shape(shapes: list[tuple[float, ...]]) -> tuple[float, ...]:
             if out[i] == 1 or size != size:
                 out[i] = size
     return tuple(out)
+
+
+def _smaller(m: float, n: float) -> float:
+    """min(m, n), unknown (NaN) if either is (Python's min depends on the order)."""
+    return np.nan if m != m or n != n else min(m, n)
 
 
 def _real(dtype: np.dtype) -> np.dtype:
@@ -166,7 +175,7 @@ def per_matrix(name: str) -> Any:
         dtypes = [f(x.dtype) for f in out_dtypes]
         common = {
             "output_dtypes": dtypes if len(dtypes) > 1 else dtypes[0],
-            "output_sizes": {"k": min(x.shape[-2:])},
+            "output_sizes": {"k": _smaller(*x.shape[-2:])},
         }
         rtol = kwargs.pop("rtol", None)
         if isinstance(rtol, da.Array):
@@ -200,7 +209,7 @@ def svd(x: da.Array, /, *, full_matrices: bool = True) -> tuple:
         signature,
         x,
         output_dtypes=(x.dtype, _real(x.dtype), x.dtype),
-        output_sizes={"k": min(m, n)},
+        output_sizes={"k": _smaller(m, n)},
     )
 
 
@@ -214,7 +223,7 @@ def qr(x: da.Array, /, *, mode: str = "reduced") -> tuple:
         signature,
         x,
         output_dtypes=(x.dtype, x.dtype),
-        output_sizes={"k": min(m, n)},
+        output_sizes={"k": _smaller(m, n)},
     )
 
 
@@ -290,8 +299,61 @@ def vector_norm(x: da.Array, /, **kwargs: Any) -> da.Array:
     axis = kwargs.get("axis")
     if axis == ():  # no axis to reduce: each element's own norm, block by block
         return da.map_blocks(lambda b: cnp.linalg.vector_norm(b, **kwargs), x, dtype=x.real.dtype)
-    if 0 in x.shape:  # empty: NumPy's result of nothing (Dask's placeholders are wrong)
+    if 0 in x.shape and not any(unknown(s) for s in x.shape):
+        # empty: NumPy's result of nothing (Dask's placeholders are wrong)
         return da.from_array(
             np.asarray(cnp.linalg.vector_norm(np.empty(x.shape, x.dtype), **kwargs))
         )
+    if any(unknown(s) for s in x.shape):
+        return _vector_norm_of_unknown_sizes(x, **kwargs)
     return compat.linalg.vector_norm(x, **kwargs)  # type: ignore[attr-defined]
+
+
+def _vector_norm_of_unknown_sizes(
+    x: da.Array, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2
+) -> da.Array:
+    """Each norm from its definition with the namespace's reductions, which take empty
+    blocks and unknown sizes (Dask's norm flattens, and its max fails on empty blocks)."""
+    from ._reductions import reduction
+
+    if axis is None and x.ndim != 1:  # all axes: the flattened array
+        out = _vector_norm_of_unknown_sizes(reshape(x, (-1,)), axis=0, ord=ord)
+        return out.reshape((1,) * x.ndim) if keepdims else out
+    axes = tuple(range(x.ndim)) if axis is None else axis
+    a = abs(x)
+    if ord == np.inf or ord == -np.inf:
+        out = reduction("max" if ord > 0 else "min")(a, axis=axes, keepdims=keepdims)
+    elif ord == 0:
+        out = reduction("sum")((a != 0).astype(a.dtype), axis=axes, keepdims=keepdims)
+    elif ord == 1:
+        out = reduction("sum")(a, axis=axes, keepdims=keepdims)
+    elif ord == 2:
+        out = da.sqrt(reduction("sum")(a * a, axis=axes, keepdims=keepdims))
+    else:
+        out = reduction("sum")(a**ord, axis=axes, keepdims=keepdims) ** (1.0 / ord)
+    return out.astype(a.dtype)
+
+
+def diagonal(x: da.Array, /, *, offset: int = 0) -> da.Array:
+    """The diagonal of each matrix; of matrices of unknown size, each matrix in one
+    block (Dask's diagonal counts the elements by the sizes)."""
+    import array_api_compat.dask.array as compat
+
+    if not any(unknown(s) for s in x.shape[-2:]):
+        return compat.linalg.diagonal(x, offset=offset)  # type: ignore[attr-defined]
+    x = whole_axis(whole_axis(x, -1), -2)
+    return da.map_blocks(
+        lambda b: np.diagonal(b, offset, axis1=-2, axis2=-1), x, drop_axis=x.ndim - 1,
+        chunks=(*x.chunks[:-2], (np.nan,)), dtype=x.dtype,
+    )  # fmt: skip
+
+
+def trace(x: da.Array, /, *, offset: int = 0, dtype: Any = None) -> da.Array:
+    """The sum of each matrix's diagonal, of :func:`diagonal` (unknown sizes too)."""
+    from ._reductions import reduction
+
+    if not any(unknown(s) for s in x.shape[-2:]):
+        import array_api_compat.dask.array as compat
+
+        return compat.linalg.trace(x, offset=offset, dtype=dtype)  # type: ignore[attr-defined]
+    return reduction("sum")(diagonal(x, offset=offset), axis=-1, dtype=dtype)

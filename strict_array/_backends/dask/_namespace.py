@@ -426,6 +426,17 @@ def _flip(x: da.Array, /, *, axis: Any = None) -> da.Array:
     return x
 
 
+def _diff(x: da.Array, /, *, axis: int = -1, n: int = 1, **ends: Any) -> da.Array:
+    # Dask's diff slices along the axis by its size: along an unknown one, the axis in
+    # one block (any prepend and append joined to it first), differenced by NumPy
+    axis %= x.ndim
+    if not unknown(x.shape[axis]) or n == 0:
+        return compat.diff(x, axis=axis, n=n, **ends)  # type: ignore[attr-defined]
+    parts = [ends.get("prepend"), x, ends.get("append")]
+    x = whole_axis(_concat([p for p in parts if p is not None], axis=axis), axis)
+    return da.map_blocks(lambda b: np.diff(b, n, axis=axis), x, dtype=x.dtype)
+
+
 def _vecdot(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
     # array_api_compat broadcasts both operands first (refusing unknown sizes) and
     # multiplies stacks of 1x1 matrices; a product and a sum along the axis is the
@@ -499,10 +510,13 @@ def build_namespace() -> types.SimpleNamespace:
     ns.argsort = _along_whole_axis(compat.argsort)  # type: ignore[attr-defined]
     for name in _reductions.REDUCTIONS:
         setattr(ns, name, _reductions.reduction(name))
+    for name in _reductions.NAN_REDUCTIONS:
+        setattr(ns, name, _reductions.nan_reduction(name))
     ns.clip = _clip
     ns.flip = _flip
     ns.stack = _stack
     ns.concat = _concat
+    ns.diff = _diff
     ns.matmul = _matmul
     ns.vecdot = _vecdot
     ns.searchsorted = _searchsorted
@@ -517,6 +531,8 @@ def build_namespace() -> types.SimpleNamespace:
     ns.linalg.cross = _linalg.cross
     ns.linalg.matrix_norm = _linalg.matrix_norm
     ns.linalg.vector_norm = _linalg.vector_norm
+    ns.linalg.diagonal = _linalg.diagonal
+    ns.linalg.trace = _linalg.trace
     ns.linalg.matmul = _matmul
     ns.linalg.vecdot = _vecdot
     return ns

@@ -20,6 +20,9 @@
   blocks' moments weighting each block's mean by its count, and an empty block's
   mean is NaN (0 x NaN is NaN: a wrong NaN result, dask/dask#3906). Two passes
   instead, as NumPy: the mean, then the squared deviations from it.
+- The NaN-skipping reductions (NumPy's, beyond the standard) are built on the
+  reductions above, with NaN replaced as NumPy replaces it: Dask's own fail on
+  unknown sizes, and its ``nancumsum`` over them returned a wrong number of elements.
 """
 
 from __future__ import annotations
@@ -73,13 +76,8 @@ def reduction(name: str) -> Any:
             return _extremum(name, x, reduced, **kwargs)
         if name in ("argmax", "argmin") and x.ndim:
             keepdims = kwargs.pop("keepdims", False)
-            if axis is None and x.ndim > 1:
-                if any(unknown(s) for s in x.shape):
-                    raise ValueError(
-                        f"{name} over a whole array with sizes unknown until computed needs "
-                        "the sizes (to number the elements); reduce one axis at a time."
-                    )
-                out = _arg(name, reshape(x, (-1,)), 0)
+            if axis is None and x.ndim > 1:  # (flattened in row-major order, also
+                out = _arg(name, reshape(x, (-1,)), 0)  # for unknown sizes)
                 return out.reshape((1,) * x.ndim) if keepdims else out
             a = 0 if axis is None else axis % x.ndim
             out = _arg(name, x, a)
@@ -247,3 +245,74 @@ def _arg(name: str, x: da.Array, axis: int) -> da.Array:
         combine, per_block, drop_axis=x.ndim - 1, dtype=np.int64,
         meta=np.empty((0,) * (x.ndim - 1), np.int64),
     )  # fmt: skip
+
+
+NAN_REDUCTIONS = (
+    "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanargmax",
+    "nanargmin", "nancumsum", "nancumprod",
+)  # fmt: skip
+
+
+def nan_reduction(name: str) -> Any:
+    """NumPy's ``name`` on Dask: the reduction of ``x`` with NaN left out, right over
+    empty blocks and unknown sizes."""
+    base = name[3:]
+
+    def reduce(x: da.Array, /, *, axis: Any = None, **kwargs: Any) -> da.Array:
+        if base in ("cumsum", "cumprod"):
+            if x.dtype.kind in "fc":
+                x = da.where(da.isnan(x), x.dtype.type(base == "cumprod"), x)
+            if axis is None and x.ndim != 1:  # NumPy's: of the flattened array
+                x, axis = reshape(x, (-1,)), 0
+            return reduction("cumulative_" + base[3:])(x, axis=axis, **kwargs)
+        if "dtype" in kwargs and base in ("mean", "var", "std"):
+            x = x.astype(kwargs.pop("dtype"))
+        if x.dtype.kind in "biu":  # nothing is NaN
+            if base in ("mean", "var", "std"):
+                x = x.astype(np.float64)
+            if "ddof" in kwargs:  # NumPy's ddof is the standard's correction
+                kwargs["correction"] = kwargs.pop("ddof")
+            return reduction(base)(x, axis=axis, **kwargs)
+        nan = da.isnan(x)
+        if base in ("sum", "prod"):
+            return reduction(base)(
+                da.where(nan, x.dtype.type(base == "prod"), x), axis=axis, **kwargs
+            )
+        keepdims = kwargs.pop("keepdims", False)
+        if base in ("max", "min", "argmax", "argmin"):
+            fill = -np.inf if base in ("max", "argmax") else np.inf
+            out = reduction(base)(
+                da.where(nan, fill, x).astype(x.dtype), axis=axis, keepdims=keepdims
+            )
+            none = reduction("all")(nan, axis=axis, keepdims=keepdims)  # an all-NaN slice
+            if base.startswith("arg"):
+                return da.map_blocks(_no_all_nan, out, none, dtype=out.dtype)
+            return da.where(none, np.nan, out).astype(x.dtype)
+        return _nan_moment(base, x, nan, _axes(axis, x.ndim), keepdims, kwargs.get("ddof", 0))
+
+    return reduce
+
+
+def _nan_moment(
+    base: str, x: da.Array, nan: da.Array, axes: tuple[int, ...], keepdims: bool, ddof: float
+) -> da.Array:
+    """nanmean, nanvar or nanstd: two passes over the values that are not NaN."""
+    real = np.empty(0, x.dtype).real.dtype
+    count = reduction("sum")((~nan).astype(real), axis=axes, keepdims=True)
+    zero = x.dtype.type(0)
+    mean = reduction("sum")(da.where(nan, zero, x), axis=axes, keepdims=True) / count
+    if base == "mean":
+        out = mean.astype(x.dtype)
+    else:
+        deviation = da.where(nan, zero, x - mean)
+        squares = (deviation * deviation.conj()).real if x.dtype.kind == "c" else deviation**2
+        out = reduction("sum")(squares, axis=axes, keepdims=True)
+        out = out / da.maximum(count - real.type(ddof), 0)
+        out = (da.sqrt(out) if base == "std" else out).astype(real)
+    return out if keepdims else out[tuple(0 if a in axes else slice(None) for a in range(x.ndim))]
+
+
+def _no_all_nan(index: np.ndarray, none: np.ndarray) -> np.ndarray:
+    if np.any(none):
+        raise ValueError("All-NaN slice encountered")
+    return index
