@@ -442,11 +442,21 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
 
 def tril(x: Array, /, *, k: int = 0) -> Array:
     """Lower triangle of each matrix in ``x`` (elements above diagonal ``k`` zeroed)."""
-    x = expect_array("tril", x)
+    x = _matrices("tril", x)
     return result(x._device.ns.tril(x._data, k=k), x._device)
 
 
 def triu(x: Array, /, *, k: int = 0) -> Array:
     """Upper triangle of each matrix in ``x`` (elements below diagonal ``k`` zeroed)."""
-    x = expect_array("triu", x)
+    x = _matrices("triu", x)
     return result(x._device.ns.triu(x._data, k=k), x._device)
+
+
+def _matrices(op: str, x: Any) -> Array:
+    x = expect_array(op, x)
+    if x.ndim < 2:  # (NumPy makes a matrix of a vector: a rank promotion)
+        raise ValueError(
+            f"{op}: x must have at least two dimensions (a stack of matrices), got shape "
+            f"{x.shape}; give a matrix, e.g. x[None, :]."
+        )
+    return x

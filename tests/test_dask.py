@@ -834,3 +834,41 @@ def test_matrices_and_vectors_of_unknown_sizes(name):
     got = f(u)
     assert got.dtype == want.dtype
     np.testing.assert_allclose(to_numpy(got), to_numpy(want), rtol=1e-10, atol=1e-12)
+
+
+EMPTY_BLOCKS = {
+    "x[::-1]": lambda x: x[::-1],
+    "x[4:0:-2]": lambda x: x[4:0:-2, ::-1],
+    "flip": xp.flip,
+    "max": lambda x: xp.max(x, axis=0),
+    "min": xp.min,
+    "argmax": lambda x: xp.argmax(x, axis=0),
+    "argmin": lambda x: xp.argmin(x[:, 0]),
+    "nanmax": xp.nanmax,
+    "diff of booleans": lambda x: xp.diff(x > 0.0, axis=0),
+    "unique_counts": lambda x: xp.unique_counts(x).counts,
+    "unique_all": lambda x: xp.unique_all(x).inverse_indices,
+    "svdvals of integers": lambda x: xp.linalg.svdvals(xp.astype(x > 0.0, xp.int64)),
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", sorted(EMPTY_BLOCKS))
+def test_known_empty_blocks_and_nan(name):
+    """Blocks of size 0 (as concatenating empty arrays gives): Dask's step -1 slicing
+    returned nothing over them, its max, min and arg-reductions failed; its unique
+    counted a NaN 0 times; its linalg labelled the float results of integers int."""
+    a = np.random.default_rng(0).standard_normal((6, 3))
+    a[1, 1] = a[4, 2] = np.nan
+    f = EMPTY_BLOCKS[name]
+    got = f(xp.asarray(a, device=xp.DASK, chunks=((2, 0, 3, 0, 1), (2, 0, 1))))
+    want = f(xp.asarray(a))
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(to_numpy(got), to_numpy(want))
+
+
+def test_tril_and_triu_take_matrices_only(device):
+    with pytest.raises(ValueError, match="tril: x must have at least two dimensions"):
+        xp.tril(on(device, np.ones(3)))
+    with pytest.raises(ValueError, match="triu: x must have at least two dimensions"):
+        xp.triu(on(device, np.ones(3)))

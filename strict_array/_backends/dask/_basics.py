@@ -1,7 +1,9 @@
-"""The helpers every part of the Dask backend needs: unknown sizes, reshape, and an
-axis in one block."""
+"""The helpers every part of the Dask backend needs: unknown sizes, reshape, flip,
+and an axis in one block."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import array_api_compat.dask.array as compat
 import dask.array as da
@@ -83,3 +85,17 @@ def _reshape_rows(x: da.Array, shape: tuple[int, ...]) -> da.Array:
         new_axis=list(range(x.ndim, len(shape))) if extra > 0 else None,
         meta=np.empty((0,) * len(shape), x.dtype),
     )  # fmt: skip
+
+
+def flip(x: da.Array, /, *, axis: Any = None) -> da.Array:
+    # Dask flips by slicing with step -1, which needs the chunk sizes, and returns an
+    # empty array where a block is empty: along such an axis, or one of unknown size,
+    # reverse the order of the blocks and flip each block instead
+    axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    for a in axes:
+        if any(c != c or c == 0 for c in x.chunks[a]):
+            x = x.blocks[(slice(None),) * a + (slice(None, None, -1),)]
+            x = da.map_blocks(lambda block, a=a: np.flip(block, axis=a), x, dtype=x.dtype)
+        else:
+            x = da.flip(x, axis=a)
+    return x

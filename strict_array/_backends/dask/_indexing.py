@@ -21,6 +21,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
+from ._basics import flip as flip_axes
 from ._basics import reshape, whole_axis
 from ._basics import unknown as _unknown
 from ._namespace import checked_index, take, with_index_length
@@ -209,7 +210,7 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     if all(type(p) in (int, slice) or p is None or p is Ellipsis for p in parts):
         forward, flip = _forward_slices(data, parts)
         out = data[forward]
-        return da.flip(out, axis=tuple(flip)) if flip else out
+        return flip_axes(out, axis=tuple(flip)) if flip else out
     advanced = _advanced_key(data, parts)
     if advanced is not None:  # (its indices are checked once broadcast together)
         return _gather(data, *advanced)
@@ -311,7 +312,7 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
     if not any(isinstance(p, _INDEX_ARRAYS) for p in parts):  # negative steps made forward
         parts, flip = _forward_slices(data, parts)
         if flip and isinstance(value, da.Array):
-            value = da.flip(da.broadcast_to(value, region), axis=tuple(flip))
+            value = flip_axes(da.broadcast_to(value, region), axis=tuple(flip))
         key = parts
     if any(k is None for k in parts):  # Dask's setitem takes no new axes: drop them
         parts = tuple(k for k in parts if k is not None)

@@ -130,16 +130,17 @@ def _smaller(m: float, n: float) -> float:
     return np.nan if m != m or n != n else min(m, n)
 
 
+def _same(dtype: np.dtype) -> np.dtype:
+    """The input's dtype, floating as NumPy's linalg makes integers and booleans."""
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
+
+
 def _real(dtype: np.dtype) -> np.dtype:
-    return np.empty(0, dtype).real.dtype
+    return np.empty(0, _same(dtype)).real.dtype
 
 
 def _complex(dtype: np.dtype) -> np.dtype:
-    return np.result_type(dtype, np.complex64)
-
-
-def _same(dtype: np.dtype) -> np.dtype:
-    return dtype
+    return np.result_type(_same(dtype), np.complex64)
 
 
 def _index(dtype: np.dtype) -> np.dtype:
@@ -208,7 +209,7 @@ def svd(x: da.Array, /, *, full_matrices: bool = True) -> tuple:
         lambda a: tuple(cnp.linalg.svd(a, full_matrices=full_matrices)),
         signature,
         x,
-        output_dtypes=(x.dtype, _real(x.dtype), x.dtype),
+        output_dtypes=(_same(x.dtype), _real(x.dtype), _same(x.dtype)),
         output_sizes={"k": _smaller(m, n)},
     )
 
@@ -222,7 +223,7 @@ def qr(x: da.Array, /, *, mode: str = "reduced") -> tuple:
         lambda a: tuple(cnp.linalg.qr(a, mode=mode)),
         signature,
         x,
-        output_dtypes=(x.dtype, x.dtype),
+        output_dtypes=(_same(x.dtype), _same(x.dtype)),
         output_sizes={"k": _smaller(m, n)},
     )
 
@@ -240,7 +241,7 @@ def solve(x1: da.Array, x2: da.Array, /) -> da.Array:
         signature,
         x1,
         x2,
-        output_dtypes=np.result_type(x1.dtype, x2.dtype),
+        output_dtypes=_same(np.result_type(x1.dtype, x2.dtype)),
     )
 
 

@@ -16,7 +16,7 @@ import dask.array as da
 import numpy as np
 
 from . import _linalg, _reductions
-from ._basics import reshape, unknown, whole_axis
+from ._basics import flip, reshape, unknown, whole_axis
 
 
 def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
@@ -242,12 +242,14 @@ def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
 
 def _in_one_block(name: str) -> Any:
     """``nonzero`` or a ``unique_*`` function that also takes unknown sizes (Dask's
-    number the elements with ``arange`` over the size): NumPy's function of the whole
-    array in one block, one task for all its results, their sizes unknown."""
+    number the elements with ``arange`` over the size) and NaN (Dask's unique counts
+    each NaN 0 times, and its ``unique_all`` fails on them): NumPy's function of the
+    whole array in one block, one task for all its results, their sizes unknown."""
     own, numpy = getattr(compat, name), getattr(cnp, name)
+    nan_safe = name == "nonzero"
 
     def call(x: da.Array, /, **kwargs: Any) -> Any:
-        if not any(unknown(s) for s in x.shape):
+        if not any(unknown(s) for s in x.shape) and (nan_safe or x.dtype.kind not in "fc"):
             return own(x, **kwargs)
         for a in range(x.ndim):
             x = whole_axis(x, a)
@@ -413,28 +415,20 @@ def _concat(arrays: Any, /, *, axis: int | None = 0) -> da.Array:
     )  # fmt: skip
 
 
-def _flip(x: da.Array, /, *, axis: Any = None) -> da.Array:
-    # Dask flips by slicing with step -1, which needs the chunk sizes: along an axis
-    # of unknown size, reverse the order of the blocks and flip each block instead
-    axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
-    for a in axes:
-        if any(c != c for c in x.chunks[a]):
-            x = x.blocks[(slice(None),) * a + (slice(None, None, -1),)]
-            x = da.map_blocks(lambda block, a=a: np.flip(block, axis=a), x, dtype=x.dtype)
-        else:
-            x = da.flip(x, axis=a)
-    return x
-
-
 def _diff(x: da.Array, /, *, axis: int = -1, n: int = 1, **ends: Any) -> da.Array:
     # Dask's diff slices along the axis by its size: along an unknown one, the axis in
     # one block (any prepend and append joined to it first), differenced by NumPy
     axis %= x.ndim
-    if not unknown(x.shape[axis]) or n == 0:
+    if n == 0 or (not unknown(x.shape[axis]) and x.dtype != bool):
         return compat.diff(x, axis=axis, n=n, **ends)  # type: ignore[attr-defined]
-    parts = [ends.get("prepend"), x, ends.get("append")]
-    x = whole_axis(_concat([p for p in parts if p is not None], axis=axis), axis)
-    return da.map_blocks(lambda b: np.diff(b, n, axis=axis), x, dtype=x.dtype)
+    parts = [p for p in (ends.get("prepend"), x, ends.get("append")) if p is not None]
+    x = _concat(parts, axis=axis) if len(parts) > 1 else x
+    if not unknown(x.shape[axis]):  # booleans differ by !=, as NumPy's (Dask subtracts)
+        head = (slice(None),) * axis
+        for _ in range(n):
+            x = x[(*head, slice(1, None))] != x[(*head, slice(None, -1))]
+        return x
+    return da.map_blocks(lambda b: np.diff(b, n, axis=axis), whole_axis(x, axis), dtype=x.dtype)
 
 
 def _vecdot(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
@@ -513,7 +507,7 @@ def build_namespace() -> types.SimpleNamespace:
     for name in _reductions.NAN_REDUCTIONS:
         setattr(ns, name, _reductions.nan_reduction(name))
     ns.clip = _clip
-    ns.flip = _flip
+    ns.flip = flip
     ns.stack = _stack
     ns.concat = _concat
     ns.diff = _diff

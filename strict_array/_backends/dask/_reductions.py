@@ -71,8 +71,9 @@ def reduction(name: str) -> Any:
             unknown(c) or c == 0 for a in reduced for c in x.chunks[a]
         ):
             return _two_pass_moment(name, x, reduced, **kwargs)
-        if name in ("max", "min") and any(unknown(s) for s in x.shape):
-            # (unknown sizes bring empty blocks, which Dask's max and min fail on)
+        if name in ("max", "min") and (
+            any(unknown(s) for s in x.shape) or any(0 in x.chunks[a] for a in reduced)
+        ):  # (unknown sizes bring empty blocks, which Dask's max and min fail on)
             return _extremum(name, x, reduced, **kwargs)
         if name in ("argmax", "argmin") and x.ndim:
             keepdims = kwargs.pop("keepdims", False)
@@ -202,8 +203,9 @@ def _extremum(name: str, x: da.Array, axes: tuple[int, ...], keepdims: bool = Fa
 
 def _arg(name: str, x: da.Array, axis: int) -> da.Array:
     """argmax or argmin along ``axis``, whose blocks may be of unknown length (and empty)."""
-    if not any(unknown(s) for s in x.shape):  # (Dask's fails on unknown sizes elsewhere too)
-        return getattr(compat, name)(x, axis=axis)
+    if not any(unknown(s) for s in x.shape) and 0 not in x.chunks[axis]:
+        return getattr(compat, name)(x, axis=axis)  # (Dask's fails on unknown sizes
+        # anywhere, and on empty blocks along the axis)
     x = da.moveaxis(x, axis, -1)
     func = np.argmax if name == "argmax" else np.argmin
     pick = np.max if name == "argmax" else np.min
