@@ -872,3 +872,16 @@ def test_tril_and_triu_take_matrices_only(device):
         xp.tril(on(device, np.ones(3)))
     with pytest.raises(ValueError, match="triu: x must have at least two dimensions"):
         xp.triu(on(device, np.ones(3)))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_empty_selections_in_linalg():
+    """A selection that turns out empty on DASK: NumPy's results of nothing."""
+    for dev in (xp.CPU, xp.DASK):
+        v = xp.asarray(np.zeros((3, 0)), device=dev)[xp.asarray([True] * 3, device=dev)]
+        assert float(xp.linalg.vector_norm(v, ord=xp.inf)) == 0.0
+        m = xp.add(
+            xp.expand_dims(v, axis=(2, 3)), xp.asarray([[2.0]], device=dev),
+            broadcast_dimensions=(2, 3),
+        )  # fmt: skip
+        assert to_numpy(xp.linalg.solve(m, xp.asarray([1.0], device=dev))).shape == (3, 0, 1)

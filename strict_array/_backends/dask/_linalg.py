@@ -30,7 +30,8 @@ def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
     cores = [0 if not g.strip() else g.count(",") + 1 for g in groups]
     loops = [a.ndim - n for a, n in zip(args, cores)]
     batch = _batch_shape([a.shape[:n] for a, n in zip(args, loops)])
-    if 0 in batch:  # Dask refuses a size-1 loop axis against a size-0 one
+    if 0 in batch and not any(s != s for s in batch):
+        # Dask refuses a size-1 loop axis against a size-0 one
         args = tuple(
             da.broadcast_to(a, batch + a.shape[n:]) if a.shape[:n] != batch else a
             for a, n in zip(args, loops)
@@ -322,8 +323,15 @@ def _vector_norm_of_unknown_sizes(
         return out.reshape((1,) * x.ndim) if keepdims else out
     axes = tuple(range(x.ndim)) if axis is None else axis
     a = abs(x)
-    if ord == np.inf or ord == -np.inf:
-        out = reduction("max" if ord > 0 else "min")(a, axis=axes, keepdims=keepdims)
+    if ord == np.inf:  # (NumPy's: 0 for no elements)
+        out = da.reduction(
+            a,
+            chunk=lambda b, axis, keepdims: np.max(b, axis=axis, keepdims=keepdims, initial=0),
+            aggregate=lambda b, axis, keepdims: np.max(b, axis=axis, keepdims=keepdims, initial=0),
+            axis=axes, keepdims=keepdims, dtype=a.dtype,
+        )  # fmt: skip
+    elif ord == -np.inf:
+        out = reduction("min")(a, axis=axes, keepdims=keepdims)
     elif ord == 0:
         out = reduction("sum")((a != 0).astype(a.dtype), axis=axes, keepdims=keepdims)
     elif ord == 1:
