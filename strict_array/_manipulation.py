@@ -313,6 +313,13 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
                 f"repeat: {count} repeats for {n} elements along the axis; give one count "
                 "per element, or one for all."
             )
+        if (count is None) != (n is None) and 1 not in (count, n):
+            raise ValueError(
+                f"repeat: {count if count is not None else 'an unknown number of'} counts "
+                f"for {n if n is not None else 'a number'} of elements unknown until "
+                "computed, which cannot be checked before computing; give one count for all, "
+                "or make the sizes known first (strict_array.known_sizes())."
+            )
         repeats = repeats._data
     elif isinstance(repeats, (bool, np.bool_)) or not hasattr(repeats, "__index__"):
         raise TypeError(f"repeat: repeats must be an int or an integer Array, got {repeats!r}.")

@@ -9,8 +9,9 @@ never change ``x``'s dtype; unknown sizes (``None``, after boolean masking) foll
 section 4 everywhere.
 
 How a test works: Hypothesis draws an initial array (rank 0-3, sizes 0-5, one of six
-dtypes) and a chunking for DASK (one chunk, irregular chunks, size-1 chunks; the
-``unknown`` tests also mask it so that DASK has ``None`` sizes). A program of 1-6 steps
+dtypes) and a chunking for DASK (one chunk, irregular chunks, size-1 chunks, irregular
+chunks with blocks of size 0; the ``unknown`` tests also mask it so that DASK has
+``None`` sizes). A program of 1-6 steps
 follows, each a short piece of Python source drawn from one operation family and run on
 both devices (``A(values, chunks)`` makes an auxiliary array on the device at hand,
 ignoring ``chunks`` on CPU). After every step the result (or the mutated copy) is
@@ -582,9 +583,11 @@ def draw_shape(data: Any, min_rank: int = 0, max_rank: int = 3) -> tuple[int, ..
 
 
 def draw_chunks(data: Any, shape: tuple[int, ...], style: str | None = None) -> Any:
-    """DASK chunks: one chunk, irregular chunks (a random split of each axis), size-1 chunks."""
+    """DASK chunks: one chunk, irregular chunks (a random split of each axis), size-1
+    chunks, or irregular chunks with blocks of size 0 among them (as concatenating
+    empty arrays gives)."""
     if style is None:
-        style = choice(data, ("one", "irregular", "ones"))
+        style = choice(data, ("one", "irregular", "ones", "empty blocks"))
     if style == "one" or not shape:
         return -1
     if style == "ones":
@@ -593,7 +596,10 @@ def draw_chunks(data: Any, shape: tuple[int, ...], style: str | None = None) -> 
     for n in shape:
         cuts = sorted(data.draw(st.sets(st.integers(1, n - 1), max_size=n - 1))) if n > 1 else []
         bounds = [0, *cuts, n]
-        out.append(tuple(b - a for a, b in itertools.pairwise(bounds)) or (0,))
+        sizes = [b - a for a, b in itertools.pairwise(bounds)] or [0]
+        if style == "empty blocks":
+            sizes.insert(data.draw(st.integers(0, len(sizes))), 0)
+        out.append(tuple(sizes))
     return tuple(out)
 
 
