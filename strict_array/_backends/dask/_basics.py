@@ -15,6 +15,19 @@ def unknown(size: float) -> bool:
     return size != size
 
 
+def without_empty_blocks(x: da.Array) -> da.Array:
+    """``x`` with no block of size 0 beside others along a known axis (one of size 0
+    stays). Dask gets such chunks wrong: slicing with step -1 returns nothing, a size-1
+    axis of chunks ``(0, 1)`` broadcasts to wrong shapes, and some graphs lose a
+    dependency; each array that enters is given chunks without them."""
+    spec = {
+        a: tuple(s for s in c if s != 0) or (0,)
+        for a, c in enumerate(x.chunks)
+        if len(c) > 1 and 0 in c and not any(unknown(s) for s in c)
+    }
+    return x.rechunk(spec) if spec else x
+
+
 def whole_axis(x: da.Array, axis: int) -> da.Array:
     """``x`` with ``axis`` in one block (the other axes keep their blocks).
 

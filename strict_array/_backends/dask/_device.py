@@ -16,6 +16,7 @@ import numpy as np
 from ..._broadcasting import broadcast_shapes
 from .. import Device
 from . import _compute, _indexing, _io
+from ._basics import without_empty_blocks
 from ._namespace import auto_chunks, build_namespace, reshape
 
 
@@ -66,10 +67,10 @@ class DaskDevice(Device):
     def create(self, name: str, *args: Any, chunks: Any = None, **kwargs: Any) -> da.Array:
         if chunks is not None:
             kwargs["chunks"] = chunks
-        return getattr(self.ns, name)(*args, **kwargs)
+        return without_empty_blocks(getattr(self.ns, name)(*args, **kwargs))
 
     def from_numpy(self, arr: np.ndarray, chunks: Any = None) -> da.Array:
-        return da.from_array(arr, chunks=auto_chunks(arr.shape, chunks))
+        return without_empty_blocks(da.from_array(arr, chunks=auto_chunks(arr.shape, chunks)))
 
     def compute(self, datas: Sequence[da.Array]) -> list[np.ndarray]:
         return _compute.compute(datas)
@@ -81,7 +82,7 @@ class DaskDevice(Device):
         return _compute.persist(datas)
 
     def rechunk(self, data: da.Array, chunks: Any) -> da.Array:
-        return data if chunks is None else data.rechunk(chunks)
+        return without_empty_blocks(data if chunks is None else data.rechunk(chunks))
 
     def chunks(self, data: da.Array) -> tuple[tuple[int | None, ...], ...]:
         return tuple(_known(axis) for axis in data.chunks)
@@ -126,10 +127,10 @@ class DaskDevice(Device):
         return low if target == low.chunks else low.rechunk(target)
 
     def from_npy(self, path: str, chunks: Any) -> da.Array:
-        return _io.from_npy(path, chunks)
+        return without_empty_blocks(_io.from_npy(path, chunks))
 
     def from_zarr(self, store: Any, component: str | None, chunks: Any) -> da.Array:
-        return _io.from_zarr(store, component, chunks)
+        return without_empty_blocks(_io.from_zarr(store, component, chunks))
 
     def to_npy(self, data: da.Array, path: str) -> None:
         _io.to_npy(data, path)

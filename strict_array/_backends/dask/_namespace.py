@@ -16,7 +16,7 @@ import dask.array as da
 import numpy as np
 
 from . import _linalg, _reductions
-from ._basics import flip, reshape, unknown, whole_axis
+from ._basics import flip, reshape, unknown, whole_axis, without_empty_blocks
 
 
 def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
@@ -400,7 +400,8 @@ def _concat(arrays: Any, /, *, axis: int | None = 0) -> da.Array:
     assert axis is not None  # (the namespace flattens first)
     axis %= arrays[0].ndim
     if not any(unknown(s) for a in arrays for i, s in enumerate(a.shape) if i != axis):
-        return compat.concat(arrays, axis=axis)  # type: ignore[attr-defined]
+        # (an empty array joined leaves a block of size 0)
+        return without_empty_blocks(compat.concat(arrays, axis=axis))  # type: ignore[attr-defined]
     # Dask refuses unknown sizes off the axis: each array's axis in one block, and the
     # blocks joined one by one
     arrays = [whole_axis(a, axis) for a in _paired_blocks("concat", arrays, skip=axis)]
