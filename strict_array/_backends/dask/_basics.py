@@ -20,6 +20,10 @@ def without_empty_blocks(x: da.Array) -> da.Array:
     stays). Dask gets such chunks wrong: slicing with step -1 returns nothing, a size-1
     axis of chunks ``(0, 1)`` broadcasts to wrong shapes, and some graphs lose a
     dependency; each array that enters is given chunks without them."""
+    if 0 in x.shape and not any(unknown(s) for s in x.shape):
+        # nothing in it but its shape (Dask keeps blocks of size 0 when rechunking it)
+        one = all(len(c) == 1 for c in x.chunks)
+        return x if one else da.zeros(x.shape, dtype=x.dtype, chunks=-1)
     spec = {
         a: tuple(s for s in c if s != 0) or (0,)
         for a, c in enumerate(x.chunks)
