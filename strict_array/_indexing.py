@@ -26,7 +26,7 @@ from ._array import (
 )
 from ._array import result as _result
 from ._broadcasting import index_shape
-from ._errors import ARRAY_OR_SCALAR, mixed_devices
+from ._errors import ARRAY_OR_SCALAR, RankPromotionError, mixed_devices
 
 __all__ = ["getitem", "setitem", "take", "take_along_axis"]
 
@@ -238,7 +238,7 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
         if value._device is not dev:
             raise mixed_devices(op, dev, value._device)
         # the rank rule first, then the key against the sizes, then the dtype
-        _check_value_shape(op, _region(op, x, k, key), value.shape)
+        _check_value_shape(op, _region(op, x, k, key, value.shape), value.shape)
         checked = _check_key_shapes(op, x, k)
         if np.result_type(x.dtype, value.dtype) != x.dtype:
             raise TypeError(
@@ -259,7 +259,9 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
             raise _index_error(op, e, x, key) from e
 
 
-def _region(op: str, x: Array, k: Any, key: Any) -> tuple[int | None, ...]:
+def _region(
+    op: str, x: Array, k: Any, key: Any, value: tuple[int | None, ...]
+) -> tuple[int | None, ...]:
     """The shape of ``x[key]`` (``k``: the backend's key). Without boolean arrays it
     follows from the key alone, so that a data-independent error (the value's shape)
     is reported before a data-dependent one (an index out of bounds) on every
@@ -269,10 +271,18 @@ def _region(op: str, x: Array, k: Any, key: Any) -> tuple[int | None, ...]:
         return index_shape(op, x.shape, parts)
     try:
         k = _check_key_shapes(op, x, k)  # a mask must fit before the backend selects with it
-    except ValueError:
-        # a mask's size against an unknown one (section 4): the region's rank is known
-        # all the same, and the rank rule is reported first, as on an eager device
-        return index_shape(op, x.shape, _masks_as_positions(x, parts))
+    except (IndexError, ValueError) as mask_error:
+        # The region's rank is known without the mask's sizes (which an unknown size
+        # hides on a lazy device): the rank rule is reported first, on every device
+        region = index_shape(op, x.shape, _masks_as_positions(x, parts))
+        if len(region) != len(value):
+            try:
+                _check_value_shape(op, region, value)
+            except RankPromotionError:
+                raise
+            except ValueError:
+                pass  # (the sizes: the mask's error below says what is wrong)
+        raise mask_error
     dev = x._device
     try:
         return dev.shape(dev.getitem(x._data, k))

@@ -885,3 +885,16 @@ def test_empty_selections_in_linalg():
             broadcast_dimensions=(2, 3),
         )  # fmt: skip
         assert to_numpy(xp.linalg.solve(m, xp.asarray([1.0], device=dev))).shape == (3, 0, 1)
+
+
+def test_rank_rule_before_a_mask_mismatch_and_ints_checked_beside_empty_index_arrays(device):
+    """The region's rank is known without the mask's sizes: a rank error first, on
+    every device (DASK could not check the mask against an unknown size); an int
+    beside index arrays that select nothing is still checked, as NumPy does."""
+    v = on(device, np.ones(6))
+    u = v[on(device, np.array([1, 0, 1, 0, 1, 0], bool))]
+    with pytest.raises(RankPromotionError, match="has rank 2 but the selected region"):
+        u[on(device, np.ones(2, bool))] = on(device, np.ones((1, 3)))
+    x = on(device, np.zeros((2, 0, 2)))
+    with pytest.raises(IndexError, match="index 0 is out of bounds for axis 1 with size 0"):
+        x[on(device, np.zeros((0, 1), np.int64)), 0, ...]

@@ -100,6 +100,10 @@ def _gather(data: da.Array, basic: tuple, integers: tuple) -> da.Array:
     if any(type(b) is not slice or b != slice(None) for b in basic):
         data = data[basic]
     indexed = [i for i, k in enumerate(integers) if not isinstance(k, slice)]
+    for i in indexed:  # an int is checked even where the index arrays select nothing
+        n, k = data.shape[i], integers[i]
+        if type(k) is int and not _unknown(n) and not -n <= k < n:
+            raise IndexError(f"index {k} is out of bounds for axis {i} with size {int(n)}")
     if all(np.ndim(integers[i]) == 0 for i in indexed) and any(_unknown(s) for s in data.shape):
         # only ints and 0-d index arrays: each removes its axis (last first, so the
         # others keep their positions), with no reshape that unknown sizes refuse
