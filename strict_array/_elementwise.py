@@ -214,10 +214,17 @@ def assign_inplace(op: str, x: Array, value: Array) -> Array:
     never reshapes or silently casts its left operand.
     """
     if value.shape != x.shape:
+        unknown = any(v is None and s is not None for v, s in zip(value.shape, x.shape))
         raise ValueError(
             f"{op} (in-place): the result has shape {value.shape} but the left operand "
             f"has shape {x.shape}; an in-place operation cannot change the shape of its "
-            "left operand. Use the out-of-place form (x = x op y)."
+            + (
+                "left operand, and a size unknown until computed cannot be checked before "
+                "computing. Make the sizes known first (strict_array.known_sizes()), or use "
+                "the out-of-place form (x = x op y)."
+                if unknown
+                else "left operand. Use the out-of-place form (x = x op y)."
+            )
         )
     _check_inplace_dtype(op, x, value.dtype)
     store(x, x._device.assign(x._data, Ellipsis, value._data))
