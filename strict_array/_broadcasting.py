@@ -82,6 +82,13 @@ def broadcast_dim(a: int | None, b: int | None) -> int | None:
     return -1
 
 
+#: Section 4, where an unknown size meets a known one other than 1
+_UNKNOWN_SIZE_NOTE = (
+    " (a size unknown until computed broadcasts only against 1 or another unknown size; "
+    "make the sizes known first: strict_array.known_sizes())"
+)
+
+
 def broadcast_shapes(op: str, *shapes: Shape) -> Shape:
     """The shape NumPy-style broadcasting of ``shapes`` gives (``None`` = unknown).
 
@@ -100,11 +107,7 @@ def broadcast_shapes(op: str, *shapes: Shape) -> Shape:
         for axis, size in enumerate(s, ndim - len(s)):
             d = broadcast_dim(out[axis], size)
             if d == -1:
-                unknown = (
-                    " (an unknown size broadcasts only against 1 or an unknown size)"
-                    if out[axis] is None or size is None
-                    else ""
-                )
+                unknown = _UNKNOWN_SIZE_NOTE if out[axis] is None or size is None else ""
                 same_rank = all(len(t) == ndim for t in shapes)
                 raise ValueError(
                     f"{op}: shapes {_and(shapes)} cannot be broadcast: axis "
@@ -516,8 +519,7 @@ def batch_shape(op: str, shape1: Shape, shape2: Shape, core1: int, core2: int) -
         raise ValueError(
             f"{op}: the batch shapes {_fmt(b1)} and {_fmt(b2)} of operands of shapes "
             f"{_fmt(shape1)} and {_fmt(shape2)} cannot be broadcast: each batch size must "
-            "equal the other's or be 1 (an unknown size broadcasts only against 1 or an "
-            "unknown size)."
+            "equal the other's or be 1" + (_UNKNOWN_SIZE_NOTE if None in (*b1, *b2) else "") + "."
         ) from None
 
 

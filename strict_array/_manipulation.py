@@ -43,8 +43,8 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
     Raises
     ------
     ValueError
-        If two sizes on one axis are neither equal nor 1 (an unknown size
-        broadcasts only against 1 or an unknown size).
+        If two sizes on one axis are neither equal nor 1 (a size unknown until
+        computed broadcasts only against 1 or another unknown size).
     """
     return _broadcasting.broadcast_shapes("broadcast_shapes", *(tuple(s) for s in shapes))
 

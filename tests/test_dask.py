@@ -898,3 +898,18 @@ def test_rank_rule_before_a_mask_mismatch_and_ints_checked_beside_empty_index_ar
     x = on(device, np.zeros((2, 0, 2)))
     with pytest.raises(IndexError, match="index 0 is out of bounds for axis 1 with size 0"):
         x[on(device, np.zeros((0, 1), np.int64)), 0, ...]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("chunks", [-1, 1, (2, 1)])
+def test_tensordot_multiplies_zero_by_infinity_whatever_the_chunks(chunks):
+    """NumPy's tensordot (np.dot) gives 0 for 0 * inf when one element is contracted and
+    NaN otherwise (numpy/numpy#14788): on DASK the result followed the chunks."""
+    a = np.array([[np.inf, 1.5, -np.inf, 6.0, 0.0]] * 2)
+    b = np.array([[0.0, 1.5, 3.0, 1.0, -4.0]])
+    for dev, kw in ((xp.CPU, {}), (xp.DASK, {"chunks": chunks})):
+        got = xp.tensordot(xp.asarray(a, device=dev, **kw), xp.asarray(b, device=dev, **kw),
+                           axes=((1,), (1,)))  # fmt: skip
+        assert np.isnan(to_numpy(got)).all()
+    one = xp.tensordot(xp.asarray([[np.inf]]), xp.asarray([[0.0]]), axes=((1,), (1,)))
+    assert np.isnan(to_numpy(one)).all()  # (np.tensordot gives 0 here)

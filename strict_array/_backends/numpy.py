@@ -18,8 +18,14 @@ class NumPyDevice(Device):
     __slots__ = ()
 
     def _load_namespace(self) -> Any:
-        import array_api_compat.numpy as ns
+        import types
 
+        import array_api_compat.numpy as compat
+
+        ns = types.SimpleNamespace(
+            **{k: v for k, v in vars(compat).items() if not k.startswith("__")}
+        )
+        ns.tensordot = tensordot
         return ns
 
     def _reshape_function(self) -> Callable[[Any, tuple[int, ...]], Any]:
@@ -48,6 +54,27 @@ class NumPyDevice(Device):
 
     def broadcast_to(self, data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return np.broadcast_to(data, shape)  # a read-only view
+
+
+def tensordot(x1: np.ndarray, x2: np.ndarray, /, *, axes: Any = 2) -> np.ndarray:
+    """NumPy's ``tensordot`` through ``matmul``, with IEEE products.
+
+    ``np.tensordot`` multiplies with ``np.dot``, whose BLAS call skips ``0 * inf``
+    (giving 0, not NaN) when one element is contracted, and not otherwise
+    (numpy/numpy#14788): the result depended on the shapes, and so on a lazy device's
+    chunks. ``matmul`` computes every product. Chunked devices run it block by block.
+    """
+    if isinstance(axes, int):
+        left, right = list(range(x1.ndim - axes, x1.ndim)), list(range(axes))
+    else:
+        left, right = [a % x1.ndim for a in axes[0]], [b % x2.ndim for b in axes[1]]
+    free1 = [i for i in range(x1.ndim) if i not in left]
+    free2 = [i for i in range(x2.ndim) if i not in right]
+    shape1, shape2 = [x1.shape[i] for i in free1], [x2.shape[i] for i in free2]
+    k = int(np.prod([x1.shape[i] for i in left], dtype=np.int64))
+    a = np.transpose(x1, free1 + left).reshape(int(np.prod(shape1, dtype=np.int64)), k)
+    b = np.transpose(x2, right + free2).reshape(k, int(np.prod(shape2, dtype=np.int64)))
+    return np.matmul(a, b).reshape(shape1 + shape2)
 
 
 CPU: Device = NumPyDevice("cpu")

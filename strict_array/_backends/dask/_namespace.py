@@ -315,13 +315,34 @@ def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
 
 
 def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
-    # Dask contracts the wrong axes for negative entries, and sums small integers
-    # in (u)int64: normalise the axes and keep the promoted dtype
-    if not isinstance(axes, int):
-        axes = (tuple(a % x1.ndim for a in axes[0]), tuple(b % x2.ndim for b in axes[1]))
-    out = compat.tensordot(x1, x2, axes=axes)  # type: ignore[attr-defined]
+    """Block by block with the CPU's kernel (IEEE products: Dask's ``np.tensordot`` of
+    blocks that contract one element gave 0 for ``0 * inf``, numpy/numpy#14788), the
+    blocks' partial results summed along the contracted axes as Dask's own does; the
+    promoted dtype kept (Dask sums small integers in int64)."""
+    from ..numpy import tensordot as kernel
+
+    if isinstance(axes, int):
+        left, right = list(range(x1.ndim - axes, x1.ndim)), list(range(axes))
+    else:
+        left, right = [a % x1.ndim for a in axes[0]], [b % x2.ndim for b in axes[1]]
+    index1 = tuple(range(x1.ndim))
+    index2 = list(range(x1.ndim, x1.ndim + x2.ndim))
+    for a, b in zip(left, right):
+        index2[b] = index1[a]  # a contracted pair shares its index
+    free2 = [i for i in range(x2.ndim) if i not in right]
+    out_index = index1 + tuple(index2[i] for i in free2)  # contracted axes kept, size 1
     dtype = np.result_type(x1.dtype, x2.dtype)
-    return out if out.dtype == dtype else out.astype(dtype)
+
+    def block(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = kernel(a, b, axes=(left, right)).astype(dtype, copy=False)
+        return np.expand_dims(out, tuple(left))
+
+    partial = da.blockwise(
+        block, out_index, x1, index1, x2, tuple(index2),
+        adjust_chunks={index1[a]: 1 for a in left}, dtype=dtype,
+        meta=np.empty((0,) * len(out_index), dtype),
+    )  # fmt: skip
+    return da.sum(partial, axis=tuple(left), dtype=dtype) if left else partial
 
 
 def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
