@@ -913,3 +913,35 @@ def test_tensordot_multiplies_zero_by_infinity_whatever_the_chunks(chunks):
         assert np.isnan(to_numpy(got)).all()
     one = xp.tensordot(xp.asarray([[np.inf]]), xp.asarray([[0.0]]), axes=((1,), (1,)))
     assert np.isnan(to_numpy(one)).all()  # (np.tensordot gives 0 here)
+
+
+def test_elementwise_operands_of_unknown_sizes_from_different_masks():
+    """Dask pairs blocks by position and NumPy broadcasts a one-element block: x + y of
+    selections with other blocks gave 6 values for 3 (silently), or failed for equal sizes."""
+    a = np.arange(1.0, 7.0).reshape(1, 6)
+    x = xp.asarray(a, device=xp.DASK, chunks=-1)
+    one_block = x[x != 0]  # 6 values, one block
+    m = np.array([[True, False, True, True, False, True]])
+    two_blocks = x[xp.asarray(m, device=xp.DASK, chunks=((1,), (2, 4)))]  # 4 values, 2 blocks
+    m3 = np.array([[True, True, True, True, True, False]])
+    three = x[xp.asarray(m3, device=xp.DASK, chunks=((1,), (1, 2, 3)))][:, None]  # (5, 1)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        to_numpy(one_block + two_blocks)
+    same_count = x[xp.asarray(m, device=xp.DASK, chunks=((1,), (3, 3)))]
+    np.testing.assert_array_equal(to_numpy(two_blocks * same_count), a[m] * a[m])
+    np.testing.assert_array_equal(
+        to_numpy(xp.where(two_blocks > 3.0, same_count, two_blocks)), a[m]
+    )
+    np.testing.assert_array_equal(to_numpy(xp.clip(two_blocks, same_count, same_count)), a[m])
+    assert to_numpy(three + xp.ones((1, 2), device=xp.DASK)).shape == (5, 2)
+
+
+def test_stacks_of_unknown_sizes_from_different_masks():
+    a = np.random.default_rng(0).standard_normal((6, 2, 2)) + 3 * np.eye(2)
+    m1, m2 = np.array([1, 0, 1, 1, 0, 1], bool), np.array([1, 1, 0, 1, 0, 1], bool)
+    x = xp.asarray(a, device=xp.DASK, chunks=(2, 2, 2))
+    u = x[xp.asarray(m1, device=xp.DASK, chunks=2)]
+    v = x[xp.asarray(m2, device=xp.DASK, chunks=3)]
+    np.testing.assert_allclose(to_numpy(xp.matmul(u, v)), a[m1] @ a[m2])
+    np.testing.assert_allclose(to_numpy(xp.linalg.solve(u, v)), np.linalg.solve(a[m1], a[m2]))
+    np.testing.assert_allclose(to_numpy(xp.vecdot(u, v)), np.sum(a[m1] * a[m2], axis=-1))

@@ -32,6 +32,33 @@ def without_empty_blocks(x: da.Array) -> da.Array:
     return x.rechunk(spec) if spec else x
 
 
+def paired_unknown_blocks(*arrays: Any) -> list[Any]:
+    """Operands of an element-wise operation whose blocks pair up element for element.
+
+    Dask pairs blocks by position, and NumPy broadcasts a block of one element: along
+    an axis where two operands have sizes unknown until computed, their blocks can
+    differ in number or in size (selections by different masks), which gave wrong
+    results silently. Such an axis goes into one block in each of them (not needed
+    for one array met with itself)."""
+    dask_arrays = [a for a in arrays if isinstance(a, da.Array)]
+    if len(dask_arrays) < 2:
+        return list(arrays)
+    ndim = max(a.ndim for a in dask_arrays)
+    out = list(arrays)
+    for axis in range(-ndim, 0):
+        unknown_here = [
+            i for i, a in enumerate(out)
+            if isinstance(a, da.Array) and a.ndim >= -axis and unknown(a.shape[axis])
+        ]  # fmt: skip
+        if len(unknown_here) < 2 or len({out[i].name for i in unknown_here}) == 1:
+            continue
+        if all(out[i].numblocks[axis] == 1 for i in unknown_here):
+            continue
+        for i in unknown_here:
+            out[i] = whole_axis(out[i], axis)
+    return out
+
+
 def whole_axis(x: da.Array, axis: int) -> da.Array:
     """``x`` with ``axis`` in one block (the other axes keep their blocks).
 

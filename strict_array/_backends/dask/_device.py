@@ -16,7 +16,7 @@ import numpy as np
 from ..._broadcasting import broadcast_shapes
 from .. import Device
 from . import _compute, _indexing, _io
-from ._basics import without_empty_blocks
+from ._basics import paired_unknown_blocks, without_empty_blocks
 from ._namespace import auto_chunks, build_namespace, reshape
 
 
@@ -37,6 +37,7 @@ def _checking_unknown_sizes(op: str, fn: Callable[[Any, Any], Any]) -> Callable[
             s1, s2 = a.shape, b.shape
             if any(map(_unknown, s1)) or any(map(_unknown, s2)):
                 broadcast_shapes(op, _known(s1), _known(s2))
+                a, b = paired_unknown_blocks(a, b)
         return fn(a, b)
 
     return checked

@@ -43,8 +43,9 @@ def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
         for j in range(n_loop):
             if a.shape[j] != 1:
                 loop_chunks.setdefault(width - n_loop + j, a.chunks[j])
+    paired = _paired_loop_blocks(list(args), loops, width)
     prepared = []
-    for a, n_core, n_loop in zip(args, cores, loops):
+    for a, n_core, n_loop in zip(paired, cores, loops):
         core_axes = range(a.ndim - n_core, a.ndim)
         for axis in core_axes:  # (an unknown size: Dask's rechunk refuses it)
             if a.numblocks[axis] != 1 and any(c != c for c in a.chunks[axis]):
@@ -52,12 +53,26 @@ def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
         spec: dict[int, Any] = {axis: -1 for axis in core_axes if a.numblocks[axis] != 1}
         for j in range(n_loop):
             want = loop_chunks.get(width - n_loop + j)
-            if a.shape[j] != 1 and not _same_chunks(a.chunks[j], want):
+            if a.shape[j] != 1 and not unknown(a.shape[j]) and not _same_chunks(a.chunks[j], want):
                 spec[j] = want  # (unknown sizes cannot be re-chunked, nor need to be here)
         prepared.append(a.rechunk(spec) if spec else a)
     if any(s != s for a in prepared for s in a.shape):  # (apply_gufunc refuses NaN sizes)
         return _blockwise_gufunc(func, signature, prepared, loops, **kwargs)
     return da.apply_gufunc(func, signature, *prepared, allow_rechunk=False, **kwargs)
+
+
+def _paired_loop_blocks(args: list[da.Array], loops: list[int], width: int) -> list[da.Array]:
+    """Loop axes of unknown size in several arguments, each in one block (Dask pairs
+    blocks by position, which need not pair elements: see paired_unknown_blocks)."""
+    for p in range(width):
+        at = [(i, p - (width - n)) for i, n in enumerate(loops) if p >= width - n]
+        unknown_at = [(i, j) for i, j in at if unknown(args[i].shape[j])]
+        if len({args[i].name for i, _ in unknown_at}) > 1 and any(
+            args[i].numblocks[j] > 1 for i, j in unknown_at
+        ):
+            for i, j in unknown_at:
+                args[i] = whole_axis(args[i], j)
+    return args
 
 
 def _dims(group: str) -> tuple[str, ...]:

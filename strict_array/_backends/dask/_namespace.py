@@ -16,7 +16,14 @@ import dask.array as da
 import numpy as np
 
 from . import _linalg, _reductions
-from ._basics import flip, reshape, unknown, whole_axis, without_empty_blocks
+from ._basics import (
+    flip,
+    paired_unknown_blocks,
+    reshape,
+    unknown,
+    whole_axis,
+    without_empty_blocks,
+)
 
 
 def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
@@ -348,6 +355,8 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
 def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
     # Dask sums the partial products of several chunks in the default sum dtype
     # (int64 for small integers and booleans): keep the promoted dtype, as NumPy does
+    if x1.ndim == x2.ndim > 2:  # stacks: batch blocks of unknown size paired
+        x1, x2 = paired_unknown_blocks(x1, x2)
     out = compat.matmul(x1, x2)  # type: ignore[attr-defined]
     dtype = np.result_type(x1.dtype, x2.dtype)
     return out if out.dtype == dtype else out.astype(dtype)
@@ -368,11 +377,17 @@ def _sizes_as_asked(func: Any) -> Any:
     return call
 
 
+def _where(condition: da.Array, x1: Any, x2: Any, /) -> da.Array:
+    # (blocks of unknown size paired element for element: see paired_unknown_blocks)
+    return compat.where(*paired_unknown_blocks(condition, x1, x2))  # type: ignore[attr-defined]
+
+
 def _clip(x: da.Array, /, min: Any = None, max: Any = None) -> da.Array:
     # array_api_compat broadcasts the bounds with np.broadcast_shapes, which refuses
     # unknown (NaN) sizes; element-wise maximum/minimum broadcast them themselves
+    x, min, max = paired_unknown_blocks(x, min, max)
     out = x if min is None else da.maximum(x, min)
-    out = out if max is None else da.minimum(out, max)
+    out = out if max is None else da.minimum(*paired_unknown_blocks(out, max))
     return out.astype(x.dtype)
 
 
@@ -458,6 +473,7 @@ def _vecdot(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
     # multiplies stacks of 1x1 matrices; a product and a sum along the axis is the
     # same dot product (in the operands' promoted dtype) and keeps unknown sizes
     dtype = np.result_type(x1.dtype, x2.dtype)
+    x1, x2 = paired_unknown_blocks(x1, x2)
     return (da.conj(x1) * x2).sum(axis=axis, dtype=dtype)
 
 
@@ -529,6 +545,7 @@ def build_namespace() -> types.SimpleNamespace:
     for name in _reductions.NAN_REDUCTIONS:
         setattr(ns, name, _reductions.nan_reduction(name))
     ns.clip = _clip
+    ns.where = _where
     ns.flip = flip
     ns.stack = _stack
     ns.concat = _concat
