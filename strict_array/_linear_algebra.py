@@ -144,6 +144,14 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     policy.stacks("vecdot", s1, s2, 1, 1)
     for name, s in (("x1", s1), ("x2", s2)):
         normalize_axis("vecdot", axis, len(s), f"axis (of {name}, shape {s})")
+    if axis >= 0 and len(s1) != len(s2):
+        raise ValueError(
+            f"vecdot: axis={axis} for operands of shapes {s1} and {s2} of different ranks: "
+            "the standard counts the axis from the end of the broadcast shape, NumPy from "
+            f"the start of each operand; give a negative axis, e.g. axis={axis - len(s1)} "
+            "for x1's."
+        )
+    axis = axis - len(s1) if axis >= 0 else axis  # (the standard's form: from the end)
     if not _sizes_agree(s1[axis], s2[axis]):  # the vectors' axis never broadcasts
         raise ValueError(
             f"vecdot: the vectors along axis {axis} differ in length: shapes {s1} and {s2} "

@@ -945,3 +945,38 @@ def test_stacks_of_unknown_sizes_from_different_masks():
     np.testing.assert_allclose(to_numpy(xp.matmul(u, v)), a[m1] @ a[m2])
     np.testing.assert_allclose(to_numpy(xp.linalg.solve(u, v)), np.linalg.solve(a[m1], a[m2]))
     np.testing.assert_allclose(to_numpy(xp.vecdot(u, v)), np.sum(a[m1] * a[m2], axis=-1))
+
+
+@pytest.mark.parametrize("device", [xp.CPU, xp.DASK], ids=["cpu", "dask"])
+def test_vecdot_axis_per_operand_and_empty_masks_beside_unknown_sizes(device):
+    """A non-negative vecdot axis for operands of different ranks is ambiguous (NumPy
+    counts it in each operand, the standard from the end; DASK differed from CPU); an
+    empty mask beside an axis of unknown size selects nothing (DASK failed)."""
+    a = on(device, np.arange(10.0).reshape(2, 5))
+    with xp.rank_promotion("allow"):
+        with pytest.raises(ValueError, match=r"give a negative axis, e\.g\. axis=-2"):
+            xp.vecdot(a, on(device, np.array([0.5, 1.0])), axis=0)
+        got = xp.vecdot(a, on(device, np.array([[0.5], [1.0]])), axis=0)
+    np.testing.assert_array_equal(
+        to_numpy(got), np.array([0.5, 1.0]) @ np.arange(10.0).reshape(2, 5)
+    )
+    v = on(device, np.zeros((0, 2)))[:, on(device, np.array([True, False]))]
+    assert to_numpy(v[on(device, np.zeros(0, bool))]).shape == (0, 1)
+
+
+def test_per_element_values_through_a_mask_from_other_selections(device):
+    """A value that is not an expression of x[mask] block for block (it combines
+    selections by masks of other chunks) is taken run by run from one block; a value
+    of the wrong length fails (DASK refused the first and wrote the second)."""
+    a = np.arange(12.0)
+    m = np.array([1, 0, 1, 1, 0, 1, 1, 1, 0, 0, 1, 1], bool)
+    x, w = on(device, a), on(device, a * 10)
+    mask = on(device, m)
+    y = xp.asarray(x, copy=True)
+    y[mask] = y[mask] * w[xp.asarray(mask, copy=True)]
+    want = a.copy()
+    want[m] = a[m] * a[m] * 10
+    np.testing.assert_array_equal(to_numpy(y), want)
+    with pytest.raises(ValueError):
+        y[mask] = (x[mask] * 2.0)[x[mask] > 100.0]
+        to_numpy(y)

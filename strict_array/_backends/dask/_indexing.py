@@ -221,8 +221,16 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     key = _checked_key(data, key)
     parts = key if isinstance(key, tuple) else (key,)
     if isinstance(key, _INDEX_ARRAYS) and key.dtype == bool and 0 in key.shape:
-        # an empty mask selects nothing (Dask's broadcast refuses it)
-        return da.empty((0, *data.shape[key.ndim :]), dtype=data.dtype, chunks=-1)
+        # an empty mask selects nothing (Dask's broadcast refuses it); the other axes
+        # stay as they are, of unknown size too
+        k = key.ndim
+        if not any(_unknown(s) for s in data.shape[k:]):
+            return da.empty((0, *data.shape[k:]), dtype=data.dtype, chunks=-1)
+        nothing = data[(slice(0, 0),) * k]
+        return da.map_blocks(
+            lambda b: b.reshape((0, *b.shape[k:])), nothing, drop_axis=list(range(1, k)),
+            chunks=((0,) * nothing.numblocks[0], *nothing.chunks[k:]), dtype=data.dtype,
+        )  # fmt: skip
     if isinstance(key, _INDEX_ARRAYS) and key.dtype == bool and key.ndim == 0:
         # a 0-d mask adds an axis of length 0 or 1 (Dask takes only 1-D or full masks)
         return data[None][key.reshape((1,))]
@@ -464,9 +472,10 @@ def _split_axis(merged: da.Array, axis: int, sizes: tuple, chunks: tuple | None 
 
 
 def _scatter_with_offsets(data: da.Array, mask: da.Array, axis: int, value: da.Array) -> da.Array:
-    """Per-element values of a known count through a 1-D mask: each block of ``data``
-    takes, from the whole value, the run that starts after the earlier blocks'
-    selections (their counts summed lazily)."""
+    """Per-element values through a 1-D mask: each block of ``data`` takes, from the
+    whole value (in one block), the run that starts after the earlier blocks'
+    selections (their counts summed lazily); a value of another length than the
+    selection fails when computed, as on CPU."""
     mask = mask.rechunk((data.chunks[axis],)) if not any(
         _unknown(c) for c in mask.chunks[0]
     ) else mask  # fmt: skip
@@ -476,10 +485,18 @@ def _scatter_with_offsets(data: da.Array, mask: da.Array, axis: int, value: da.A
         dtype=np.int64,
     )  # fmt: skip
     offsets = da.cumsum(counts) - counts
+    total = counts.sum()
     others = [i for i in range(data.ndim) if i != axis]
-    value = value.rechunk({axis: -1, **{i: data.chunks[i] for i in others}})
+    value = whole_axis(value, axis).rechunk({i: data.chunks[i] for i in others})
 
-    def write(block: np.ndarray, m: np.ndarray, offset: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def write(
+        block: np.ndarray, m: np.ndarray, offset: np.ndarray, v: np.ndarray, n: np.ndarray
+    ) -> np.ndarray:
+        if v.shape[axis] != int(n):
+            raise ValueError(
+                f"__setitem__: the value has {v.shape[axis]} elements along the selected "
+                f"axis but the mask selects {int(n)}."
+            )
         start = int(offset[0])
         out = block.copy()
         run = v[(slice(None),) * axis + (slice(start, start + int(m.sum())),)]
@@ -490,7 +507,7 @@ def _scatter_with_offsets(data: da.Array, mask: da.Array, axis: int, value: da.A
     value_index = tuple(data.ndim if i == axis else i for i in index)  # the whole value axis
     return da.blockwise(
         write, index, data, index, mask, (axis,), offsets, (axis,), value, value_index,
-        dtype=data.dtype, concatenate=True, align_arrays=False,
+        total, (), dtype=data.dtype, concatenate=True, align_arrays=False,
         meta=np.empty((0,) * data.ndim, data.dtype),
     )  # fmt: skip
 
@@ -527,7 +544,11 @@ def _scatter_blocks(data: da.Array, mask: da.Array, axis: int, value: da.Array) 
             if len(chunks) == value.numblocks[axis]:
                 mask = mask.rechunk((chunks,))
                 break
-    if k != 1 or value.numblocks[axis] != mask.numblocks[0]:
+    if k == 1 and value.numblocks[axis] != mask.numblocks[0]:
+        # the value's blocks do not pair with the mask's (it is not an expression of
+        # data[mask] block for block): its elements in one block, taken run by run
+        return _scatter_with_offsets(data, mask, axis, value)
+    if k != 1:
         raise ValueError(
             "__setitem__: assigning per-element values through a mask on a lazy device "
             "needs the values in one block per block of the mask (as from an expression "

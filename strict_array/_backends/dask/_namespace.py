@@ -471,10 +471,12 @@ def _diff(x: da.Array, /, *, axis: int = -1, n: int = 1, **ends: Any) -> da.Arra
 def _vecdot(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
     # array_api_compat broadcasts both operands first (refusing unknown sizes) and
     # multiplies stacks of 1x1 matrices; a product and a sum along the axis is the
-    # same dot product (in the operands' promoted dtype) and keeps unknown sizes
+    # same dot product (in the operands' promoted dtype) and keeps unknown sizes; each
+    # operand's own axis moved last first, as NumPy's vecdot counts it per operand
     dtype = np.result_type(x1.dtype, x2.dtype)
+    x1, x2 = (da.moveaxis(x, axis % x.ndim, -1) for x in (x1, x2))
     x1, x2 = paired_unknown_blocks(x1, x2)
-    return (da.conj(x1) * x2).sum(axis=axis, dtype=dtype)
+    return (da.conj(x1) * x2).sum(axis=-1, dtype=dtype)
 
 
 def _single_chunk_fft(func: Any, multi: bool) -> Any:
