@@ -56,6 +56,13 @@ class NumPyDevice(Device):
         return np.broadcast_to(data, shape)  # a read-only view
 
 
+def contracted_axes(axes: Any, ndim1: int, ndim2: int) -> tuple[list[int], list[int]]:
+    """``tensordot``'s ``axes`` as the contracted axes of each operand, non-negative."""
+    if isinstance(axes, int):
+        return list(range(ndim1 - axes, ndim1)), list(range(axes))
+    return [a % ndim1 for a in axes[0]], [b % ndim2 for b in axes[1]]
+
+
 def tensordot(x1: np.ndarray, x2: np.ndarray, /, *, axes: Any = 2) -> np.ndarray:
     """NumPy's ``tensordot`` through ``matmul``, with IEEE products.
 
@@ -64,10 +71,7 @@ def tensordot(x1: np.ndarray, x2: np.ndarray, /, *, axes: Any = 2) -> np.ndarray
     (numpy/numpy#14788): the result depended on the shapes, and so on a lazy device's
     chunks. ``matmul`` computes every product. Chunked devices run it block by block.
     """
-    if isinstance(axes, int):
-        left, right = list(range(x1.ndim - axes, x1.ndim)), list(range(axes))
-    else:
-        left, right = [a % x1.ndim for a in axes[0]], [b % x2.ndim for b in axes[1]]
+    left, right = contracted_axes(axes, x1.ndim, x2.ndim)
     free1 = [i for i in range(x1.ndim) if i not in left]
     free2 = [i for i in range(x2.ndim) if i not in right]
     shape1, shape2 = [x1.shape[i] for i in free1], [x2.shape[i] for i in free2]

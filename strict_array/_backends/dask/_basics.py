@@ -33,30 +33,31 @@ def without_empty_blocks(x: da.Array) -> da.Array:
 
 
 def paired_unknown_blocks(*arrays: Any) -> list[Any]:
-    """Operands of an element-wise operation whose blocks pair up element for element.
-
-    Dask pairs blocks by position, and NumPy broadcasts a block of one element: along
-    an axis where two operands have sizes unknown until computed, their blocks can
-    differ in number or in size (selections by different masks), which gave wrong
-    results silently. Such an axis goes into one block in each of them (not needed
-    for one array met with itself)."""
-    dask_arrays = [a for a in arrays if isinstance(a, da.Array)]
-    if len(dask_arrays) < 2:
-        return list(arrays)
-    ndim = max(a.ndim for a in dask_arrays)
+    """Operands of an element-wise operation whose blocks pair up element for element
+    (axes aligned from the end, as broadcasting aligns them): see :func:`pair_blocks`."""
     out = list(arrays)
+    ndim = max((a.ndim for a in out if isinstance(a, da.Array)), default=0)
     for axis in range(-ndim, 0):
-        unknown_here = [
-            i for i, a in enumerate(out)
-            if isinstance(a, da.Array) and a.ndim >= -axis and unknown(a.shape[axis])
-        ]  # fmt: skip
-        if len(unknown_here) < 2 or len({out[i].name for i in unknown_here}) == 1:
-            continue
-        if all(out[i].numblocks[axis] == 1 for i in unknown_here):
-            continue
-        for i in unknown_here:
-            out[i] = whole_axis(out[i], axis)
+        pair_blocks(out, [
+            (i, axis) for i, a in enumerate(out) if isinstance(a, da.Array) and a.ndim >= -axis
+        ])  # fmt: skip
     return out
+
+
+def pair_blocks(arrays: list[Any], places: list[tuple[int, int]]) -> None:
+    """Put ``arrays[i]``'s axis ``j``, for each ``(i, j)`` of ``places`` (one axis the
+    operation pairs), in one block where two of them have sizes unknown until computed.
+
+    Dask pairs blocks by position, and NumPy broadcasts a block of one element: blocks
+    of unknown size can differ in number or in size (selections by different masks),
+    which gave wrong results silently. Not needed for one array met with itself, nor
+    for blocks that are single already."""
+    unknown_at = [(i, j) for i, j in places if unknown(arrays[i].shape[j])]
+    if len({arrays[i].name for i, _ in unknown_at}) < 2:
+        return
+    if any(arrays[i].numblocks[j] > 1 for i, j in unknown_at):
+        for i, j in unknown_at:
+            arrays[i] = whole_axis(arrays[i], j)
 
 
 def whole_axis(x: da.Array, axis: int) -> da.Array:
@@ -76,6 +77,13 @@ def whole_axis(x: da.Array, axis: int) -> da.Array:
         lambda block: block, index, x, every, new_axes={axis: (np.nan,)},
         concatenate=True, dtype=x.dtype, meta=x._meta,
     )  # fmt: skip
+
+
+def whole_axes(x: da.Array, axes: Any = None) -> da.Array:
+    """``x`` with each of ``axes`` (all by default) in one block: :func:`whole_axis`."""
+    for axis in range(x.ndim) if axes is None else axes:
+        x = whole_axis(x, axis)
+    return x
 
 
 def reshape(x: da.Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> da.Array:
@@ -99,8 +107,7 @@ def _reshape_rows(x: da.Array, shape: tuple[int, ...]) -> da.Array:
     (the other axes in one block), where each block's elements make whole rows."""
     rest = shape[1:]
     if shape == (-1,) and any(unknown(s) for s in x.shape[1:]):  # flattened: all in one block
-        for a in range(x.ndim):
-            x = whole_axis(x, a)
+        x = whole_axes(x)
         return da.map_blocks(
             lambda block: block.reshape(-1), x, chunks=((np.nan,),), dtype=x.dtype,
             drop_axis=list(range(1, x.ndim)), meta=np.empty((0,), x.dtype),

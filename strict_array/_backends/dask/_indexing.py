@@ -22,7 +22,7 @@ import dask.array as da
 import numpy as np
 
 from ._basics import flip as flip_axes
-from ._basics import reshape, whole_axis
+from ._basics import reshape, whole_axes, whole_axis
 from ._basics import unknown as _unknown
 from ._namespace import checked_index, take, with_index_length
 
@@ -242,7 +242,7 @@ def getitem(data: da.Array, key: Any) -> da.Array:
         if data.ndim > 1 and any(_unknown(s) for s in (*data.shape, *mask.shape)):
             # Dask selects block by block and joins the blocks in their order, which is
             # not NumPy's (row-major) unless the blocks split the first axis only
-            data, mask = (_whole_after_first(a) for a in (data, da.asarray(mask)))
+            data, mask = (whole_axes(a, range(1, a.ndim)) for a in (data, da.asarray(mask)))
             return da.map_blocks(
                 lambda block, m: block[m], data, mask, drop_axis=list(range(1, data.ndim)),
                 chunks=((np.nan,) * data.numblocks[0],), dtype=data.dtype,
@@ -263,12 +263,6 @@ def getitem(data: da.Array, key: Any) -> da.Array:
         if parts[p].ndim == 1:
             out = with_index_length(out, _axis_of(parts, p, data.ndim), parts[p])
     return out
-
-
-def _whole_after_first(x: da.Array) -> da.Array:
-    for a in range(1, x.ndim):
-        x = whole_axis(x, a)
-    return x
 
 
 def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any:

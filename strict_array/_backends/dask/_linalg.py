@@ -15,7 +15,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ._basics import reshape, unknown, whole_axis
+from ._basics import pair_blocks, reshape, unknown, whole_axes, whole_axis
 
 
 def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
@@ -62,16 +62,10 @@ def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
 
 
 def _paired_loop_blocks(args: list[da.Array], loops: list[int], width: int) -> list[da.Array]:
-    """Loop axes of unknown size in several arguments, each in one block (Dask pairs
-    blocks by position, which need not pair elements: see paired_unknown_blocks)."""
+    """Each loop axis paired across the arguments that have it (aligned from the end of
+    the loop axes): :func:`pair_blocks`."""
     for p in range(width):
-        at = [(i, p - (width - n)) for i, n in enumerate(loops) if p >= width - n]
-        unknown_at = [(i, j) for i, j in at if unknown(args[i].shape[j])]
-        if len({args[i].name for i, _ in unknown_at}) > 1 and any(
-            args[i].numblocks[j] > 1 for i, j in unknown_at
-        ):
-            for i, j in unknown_at:
-                args[i] = whole_axis(args[i], j)
+        pair_blocks(args, [(i, p - (width - n)) for i, n in enumerate(loops) if p >= width - n])
     return args
 
 
@@ -339,12 +333,11 @@ def _vector_norm_of_unknown_sizes(
     axes = tuple(range(x.ndim)) if axis is None else axis
     a = abs(x)
     if ord == np.inf:  # (NumPy's: 0 for no elements)
-        out = da.reduction(
-            a,
-            chunk=lambda b, axis, keepdims: np.max(b, axis=axis, keepdims=keepdims, initial=0),
-            aggregate=lambda b, axis, keepdims: np.max(b, axis=axis, keepdims=keepdims, initial=0),
-            axis=axes, keepdims=keepdims, dtype=a.dtype,
-        )  # fmt: skip
+
+        def peak(b: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+            return np.max(b, axis=axis, keepdims=keepdims, initial=0)
+
+        out = da.reduction(a, peak, peak, axis=axes, keepdims=keepdims, dtype=a.dtype)
     elif ord == -np.inf:
         out = reduction("min")(a, axis=axes, keepdims=keepdims)
     elif ord == 0:
@@ -365,7 +358,7 @@ def diagonal(x: da.Array, /, *, offset: int = 0) -> da.Array:
 
     if not any(unknown(s) for s in x.shape[-2:]):
         return compat.linalg.diagonal(x, offset=offset)  # type: ignore[attr-defined]
-    x = whole_axis(whole_axis(x, -1), -2)
+    x = whole_axes(x, (-2, -1))
     return da.map_blocks(
         lambda b: np.diagonal(b, offset, axis1=-2, axis2=-1), x, drop_axis=x.ndim - 1,
         chunks=(*x.chunks[:-2], (np.nan,)), dtype=x.dtype,

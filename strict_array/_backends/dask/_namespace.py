@@ -21,6 +21,7 @@ from ._basics import (
     paired_unknown_blocks,
     reshape,
     unknown,
+    whole_axes,
     whole_axis,
     without_empty_blocks,
 )
@@ -236,9 +237,7 @@ def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
     # Dask's roll concatenates pieces, which unknown sizes refuse: each rolled axis in
     # one block, rolled by NumPy
     if axis is None:  # the flattened array: all in one block
-        for a in range(x.ndim):
-            x = whole_axis(x, a)
-        return da.map_blocks(lambda b: np.roll(b, shift), x, dtype=x.dtype)
+        return da.map_blocks(lambda b: np.roll(b, shift), whole_axes(x), dtype=x.dtype)
     axes = axis if isinstance(axis, tuple) else (axis,)
     shifts = shifts * len(axes) if len(shifts) == 1 else shifts
     for a, n in zip(axes, shifts):
@@ -258,8 +257,7 @@ def _in_one_block(name: str) -> Any:
     def call(x: da.Array, /, **kwargs: Any) -> Any:
         if not any(unknown(s) for s in x.shape) and (nan_safe or x.dtype.kind not in "fc"):
             return own(x, **kwargs)
-        for a in range(x.ndim):
-            x = whole_axis(x, a)
+        x = whole_axes(x)
         meta = numpy(np.empty((0,) * x.ndim, x.dtype), **kwargs)
         metas = meta if isinstance(meta, tuple) else (meta,)
         task = dask.delayed(numpy, nout=len(metas), pure=True)(x.to_delayed().ravel()[0], **kwargs)
@@ -316,7 +314,7 @@ def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
                 x = da.map_blocks(lambda b, one=one: np.tile(b, one), x, chunks=chunks,
                                   dtype=x.dtype)  # fmt: skip
         return x
-    if 0 in x.shape and not any(unknown(s) for s in x.shape):
+    if 0 in x.shape:
         return da.zeros(np.tile(np.empty(x.shape, x.dtype), reps).shape, dtype=x.dtype, chunks=-1)
     return compat.tile(x, reps)  # type: ignore[attr-defined]
 
@@ -326,12 +324,10 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     blocks that contract one element gave 0 for ``0 * inf``, numpy/numpy#14788), the
     blocks' partial results summed along the contracted axes as Dask's own does; the
     promoted dtype kept (Dask sums small integers in int64)."""
+    from ..numpy import contracted_axes
     from ..numpy import tensordot as kernel
 
-    if isinstance(axes, int):
-        left, right = list(range(x1.ndim - axes, x1.ndim)), list(range(axes))
-    else:
-        left, right = [a % x1.ndim for a in axes[0]], [b % x2.ndim for b in axes[1]]
+    left, right = contracted_axes(axes, x1.ndim, x2.ndim)
     index1 = tuple(range(x1.ndim))
     index2 = list(range(x1.ndim, x1.ndim + x2.ndim))
     for a, b in zip(left, right):

@@ -70,7 +70,7 @@ def reduction(name: str) -> Any:
         if name in ("var", "std") and any(
             unknown(c) or c == 0 for a in reduced for c in x.chunks[a]
         ):
-            return _two_pass_moment(name, x, reduced, **kwargs)
+            return _two_pass(name, x, reduced, **kwargs)
         if name in ("max", "min") and (
             any(unknown(s) for s in x.shape) or any(0 in x.chunks[a] for a in reduced)
         ):  # (unknown sizes bring empty blocks, which Dask's max and min fail on)
@@ -139,21 +139,31 @@ def _cumulative(
     )  # fmt: skip
 
 
-def _two_pass_moment(
-    name: str, x: da.Array, axes: tuple[int, ...], *, correction: float = 0.0,
-    keepdims: bool = False,
+def _two_pass(
+    base: str, x: da.Array, axes: tuple[int, ...], *, keepdims: bool = False,
+    correction: float = 0.0, nan: da.Array | None = None,
 ) -> da.Array:  # fmt: skip
-    """var or std over blocks that may be empty: the mean first, then the squared
-    deviations from it, each a sum Dask gets right over empty blocks (NumPy's order)."""
+    """mean, var or std in two passes, as NumPy: the mean, then the squared deviations
+    from it, each a sum Dask gets right over empty blocks and unknown sizes; of the
+    values that are not NaN where ``nan`` marks them."""
     real = np.empty(0, x.dtype).real.dtype  # (the count in it, to keep float32 float32)
-    ones = da.map_blocks(lambda b: np.ones(b.shape, real), x, dtype=real)
-    n = da.sum(ones, axis=axes, keepdims=True)
-    deviation = x - da.sum(x, axis=axes, keepdims=True) / n
-    squares = (deviation * deviation.conj()).real if x.dtype.kind == "c" else deviation**2
-    out = da.sum(squares, axis=axes, keepdims=True) / da.maximum(n - real.type(correction), 0)
-    out = out.astype(real)
-    if name == "std":
-        out = da.sqrt(out)
+    total = reduction("sum")
+    if nan is None:
+        present = da.map_blocks(lambda b: np.ones(b.shape, real), x, dtype=real)
+        values = x
+    else:
+        present, values = (~nan).astype(real), da.where(nan, x.dtype.type(0), x)
+    count = total(present, axis=axes, keepdims=True)
+    mean = total(values, axis=axes, keepdims=True) / count
+    if base == "mean":
+        out = mean.astype(x.dtype)
+    else:
+        deviation = x - mean if nan is None else da.where(nan, x.dtype.type(0), x - mean)
+        squares = (deviation * deviation.conj()).real if x.dtype.kind == "c" else deviation**2
+        out = total(squares, axis=axes, keepdims=True) / da.maximum(
+            count - real.type(correction), 0
+        )
+        out = (da.sqrt(out) if base == "std" else out).astype(real)
     return out if keepdims else out[tuple(0 if a in axes else slice(None) for a in range(x.ndim))]
 
 
@@ -290,28 +300,16 @@ def nan_reduction(name: str) -> Any:
             if base.startswith("arg"):
                 return da.map_blocks(_no_all_nan, out, none, dtype=out.dtype)
             return da.where(none, np.nan, out).astype(x.dtype)
-        return _nan_moment(base, x, nan, _axes(axis, x.ndim), keepdims, kwargs.get("ddof", 0))
+        return _two_pass(
+            base,
+            x,
+            _axes(axis, x.ndim),
+            keepdims=keepdims,
+            correction=kwargs.get("ddof", 0),
+            nan=nan,
+        )
 
     return reduce
-
-
-def _nan_moment(
-    base: str, x: da.Array, nan: da.Array, axes: tuple[int, ...], keepdims: bool, ddof: float
-) -> da.Array:
-    """nanmean, nanvar or nanstd: two passes over the values that are not NaN."""
-    real = np.empty(0, x.dtype).real.dtype
-    count = reduction("sum")((~nan).astype(real), axis=axes, keepdims=True)
-    zero = x.dtype.type(0)
-    mean = reduction("sum")(da.where(nan, zero, x), axis=axes, keepdims=True) / count
-    if base == "mean":
-        out = mean.astype(x.dtype)
-    else:
-        deviation = da.where(nan, zero, x - mean)
-        squares = (deviation * deviation.conj()).real if x.dtype.kind == "c" else deviation**2
-        out = reduction("sum")(squares, axis=axes, keepdims=True)
-        out = out / da.maximum(count - real.type(ddof), 0)
-        out = (da.sqrt(out) if base == "std" else out).astype(real)
-    return out if keepdims else out[tuple(0 if a in axes else slice(None) for a in range(x.ndim))]
 
 
 def _no_all_nan(index: np.ndarray, none: np.ndarray) -> np.ndarray:
