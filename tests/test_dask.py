@@ -980,3 +980,20 @@ def test_per_element_values_through_a_mask_from_other_selections(device):
     with pytest.raises(ValueError):
         y[mask] = (x[mask] * 2.0)[x[mask] > 100.0]
         to_numpy(y)
+
+
+def test_in_place_operators_of_unknown_sizes_keep_the_shape():
+    """x op= y with sizes unknown on both: the blocks of the result pair with x's, and
+    a result of another size fails when computed (DASK gave x the result's size, or
+    failed where CPU computed)."""
+    a = np.arange(1.0, 7.0)
+    m = np.array([1, 0, 1, 1, 0, 1], bool)
+    x = xp.asarray(a, device=xp.DASK, chunks=3)
+    u = x[xp.asarray(m, device=xp.DASK, chunks=3)]
+    u += x[xp.asarray(m, device=xp.DASK, chunks=2)]
+    np.testing.assert_array_equal(to_numpy(u), 2 * a[m])
+    one = xp.asarray([-1.0], device=xp.DASK)
+    v = one[one != 0.0]
+    v //= one[xp.asarray([False], device=xp.DASK)]  # 1 element against none
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        to_numpy(v)

@@ -369,10 +369,16 @@ def _fill(data: da.Array, value: Any) -> da.Array:
         return da.map_blocks(_full_like, data, value=value, dtype=data.dtype)
     if not any(_unknown(s) for s in data.shape + value.shape):
         return da.broadcast_to(value, data.shape).rechunk(data.chunks)
-    if _same_chunks(value.chunks, data.chunks):  # the same unknown sizes: the value itself
-        return value
-    # block by block: the value's known axes chunked as data's, its size-1 axes broadcast
+    # block by block, each value block checked against its data block when computed
+    # (an unknown size may turn out to differ: x's shape never changes); an unknown axis
+    # whose blocks differ in number goes into one block in both, so that blocks pair
     lead = data.ndim - value.ndim
+    for i, size in enumerate(value.shape):
+        a = lead + i
+        if size != 1 and value.numblocks[i] != data.numblocks[a]:
+            if _unknown(size) or _unknown(data.shape[a]):
+                data, value = whole_axis(data, a), whole_axis(value, i)
+    # the value's known axes chunked as data's, its size-1 axes broadcast
     value = value.rechunk(
         {i: data.chunks[lead + i] for i, s in enumerate(value.shape)
          if s != 1 and not _unknown(s) and not any(_unknown(c) for c in data.chunks[lead + i])}
