@@ -277,7 +277,7 @@ def matrix_norm(x: da.Array, /, *, keepdims: bool = False, ord: Any = "fro") -> 
     """
     from ._reductions import reduction
 
-    if 0 in x.shape:  # empty: NumPy's result of nothing
+    if 0 in x.shape and not any(unknown(s) for s in x.shape):  # NumPy's result of nothing
         import array_api_compat.numpy as cnp
 
         empty = np.empty(x.shape, x.dtype)
