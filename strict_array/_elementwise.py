@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _policy as policy
 from ._array import (
+    _MUTATION_LOCKS,
     Array,
     _object_new,
     as_scalar,
@@ -244,8 +245,33 @@ def inplace_operator(
     in-place operators from several threads lose no update.
     """
     compute = FUNCTIONS[op] if func is None else func
+    # the fast path (a binary element-wise function only): as make_binary's, on a device
+    # whose writes land in its data (``views``: no data to swap, no view links to follow)
+    fast = func is None and op in BINARY
+    checked = op in FUNCTION_CATEGORIES
+    accepted = _ACCEPTED_IDS.setdefault(op, set())
 
     def operator(self: Array, other: Any) -> Array:
+        dev = self._device
+        if fast and dev.views:
+            a = self._data
+            if type(other) is Array:
+                b: Any = other._data
+                same = other._device is dev and other._ndim == self._ndim
+                if checked and same:
+                    same = id(b.dtype) in accepted
+            else:
+                b = other
+                same = type(other) is float or type(other) is int
+            if same and (not checked or id(a.dtype) in accepted):
+                # (mutation_lock's lock: on a device with views no array has a _base)
+                with _MUTATION_LOCKS[id(self) >> 4 & 63]:
+                    try:  # (the device refuses a result of another dtype or shape)
+                        self._data = dev.update(op, a, b)
+                        return self
+                    except _FAST_ERRORS:
+                        pass
+            # anything else, every error included: the general path below
         if type(other) is not Array:
             other = as_scalar(op, other, ARRAY_OR_SCALAR)
         elif other._ndim == 0 or other.shape == self.shape:

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _policy as policy
 from ._array import (
+    _MUTATION_LOCKS,
     Array,
     _object_new,
     as_scalar,
@@ -25,12 +26,13 @@ from ._array import (
     track_view,
 )
 from ._array import result as _result
-from ._broadcasting import index_shape
+from ._broadcasting import basic_key_rank, index_shape
 from ._errors import ARRAY_OR_SCALAR, RankPromotionError, mixed_devices
 
 __all__ = ["getitem", "setitem", "take", "take_along_axis"]
 
 _BASIC_INDEX_TYPES = frozenset({int, slice, type(Ellipsis), type(None)})
+_BOOL = np.dtype(bool)
 _FAILED = object()
 
 
@@ -262,8 +264,10 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
     device. Concurrent writes to one array from several threads lose nothing.
     """
     op = "__setitem__"
-    k = _key(op, x, key)
     dev = x._device
+    if dev.views and _write_in_place(x, key, value):
+        return
+    k = _key(op, x, key)
     if type(value) is Array:
         if value._device is not dev:
             raise mixed_devices(op, dev, value._device)
@@ -287,6 +291,41 @@ def setitem(x: Array, key: Any, value: Any, /) -> None:
             store(x, dev.assign(x._data, k, v))
         except (IndexError, TypeError, ValueError) as e:
             raise _index_error(op, e, x, key) from e
+
+
+def _write_in_place(x: Array, key: Any, value: Any) -> bool:
+    """The common writes, done without the general path's steps (``setitem``'s fast
+    path, on a device whose writes land in its data): a basic key or a boolean mask
+    of ``x``'s shape, and a Python scalar of ``x``'s kind or an array of ``x``'s dtype
+    and of the region's rank. Everything else, and every error, returns False for the
+    general path (NumPy checks the key and the value before it writes anything)."""
+    tk = type(key)
+    if tk is Array:  # a mask of x's shape selects a region of rank 1
+        data = key._data
+        if key._device is not x._device or data.dtype is not _BOOL or data.shape != x._data.shape:
+            return False
+        key, rank = data, 1
+    else:
+        rank = basic_key_rank(x._ndim, key)
+        if rank < 0:
+            return False
+    tv = type(value)
+    if tv is Array:  # of x's dtype, and the region's rank or none (size-1 axes broadcast)
+        v: Any = value._data
+        if value._device is not x._device or (value._ndim and value._ndim != rank):
+            return False
+        if v.dtype is not x._data.dtype:
+            return False
+    elif tv is bool or tv not in _SCALARS_FOR.get(id(x._data.dtype), ()):
+        return False  # (the general path: bools, lossy kinds, other types)
+    else:
+        v = value  # (an int out of the dtype's bounds: NumPy's OverflowError, below)
+    with _MUTATION_LOCKS[id(x) >> 4 & 63]:  # (mutation_lock's: no _base on this device)
+        try:
+            x._data = x._device.assign(x._data, key, v)
+        except (IndexError, TypeError, ValueError, OverflowError):
+            return False
+    return True
 
 
 def _region(
@@ -356,6 +395,9 @@ _SCALAR_KINDS = {
     "f": (int, float),
     "c": (int, float, complex),
 }
+#: the Python scalar types each NumPy dtype takes, by the identity of NumPy's dtype
+#: singletons (an array of another dtype object takes the general path)
+_SCALARS_FOR = {id(np.dtype(c)): _SCALAR_KINDS[np.dtype(c).kind] for c in "?bhilqBHILQefdFD"}
 #: the bounds of each integer dtype (np.iinfo costs a microsecond a call)
 _INT_BOUNDS: dict[str, tuple[int, int]] = {}
 

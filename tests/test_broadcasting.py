@@ -324,6 +324,38 @@ def test_inplace_keeps_shape_and_dtype(device):
     np.testing.assert_array_equal(to_numpy(y), np.full((2, 3), 4.0))
 
 
+def test_refused_writes_write_nothing(device):
+    """The writes' fast paths (in-place operators, ``x[key] = v``) refuse what the
+    general path refuses, with its error, and leave the array as it was."""
+    for dt in (np.float32, np.float64, np.int8):  # (the fast paths take the dtypes that
+        on(device, np.ones(1, dt)) + on(device, np.ones(1, dt))  # the general path saw)
+    f32 = on(device, np.ones(3, dtype=np.float32))
+    with pytest.raises(TypeError, match="cannot change the dtype"):
+        f32 += on(device, np.full(3, 2.0))  # float64 would be cast into float32
+    i8 = on(device, np.ones(3, dtype=np.int8))
+    with pytest.raises((OverflowError, TypeError), match=r"int8|out of bounds"):
+        i8 += 300
+    with pytest.raises(OverflowError, match="out of bounds"):
+        i8[0] = 300
+    with pytest.raises(TypeError, match="float"):
+        i8[1:] = 1.5
+    with pytest.raises(TypeError, match="lossy cast"):
+        i8[0] = on(device, np.ones((), dtype=np.int16))
+    mask = on(device, np.array([True, False, True]))
+    with pytest.raises(ValueError):
+        f32[mask] = on(device, np.ones(3, dtype=np.float32))  # 3 values into 2 places
+    with pytest.raises(RankPromotionError, match="__setitem__"):
+        on(device, np.ones((2, 3)))[0:1] = on(device, np.ones(3))
+    np.testing.assert_array_equal(to_numpy(f32), np.ones(3, dtype=np.float32))
+    np.testing.assert_array_equal(to_numpy(i8), np.ones(3, dtype=np.int8))
+    # what they accept: a wider dtype on the left, a mask of x's shape, an int
+    f64 = on(device, np.ones(3))
+    f64 += on(device, np.full(3, 2.0, dtype=np.float32))
+    f64[mask] = 0.5
+    f64[1] = 7
+    np.testing.assert_array_equal(to_numpy(f64), [0.5, 7.0, 0.5])
+
+
 def test_inplace_mutates_views_on_cpu():
     x = xp.zeros((2, 3))
     row = x[0]

@@ -206,6 +206,18 @@ class Device:
         data[key] = value
         return data
 
+    def update(self, name: str, data: Any, other: Any) -> Any:
+        """``data op= other`` for the binary function ``name``, on a device with
+        ``views`` (its writes land in ``data``), when the result keeps ``data``'s
+        dtype and shape; otherwise ``TypeError`` or ``ValueError``, and nothing is
+        written (the caller then takes its general path, which explains why)."""
+        r = self.binary(name)(data, other)
+        if type(r) is not self.native or self.dtype(r) != self.dtype(data):
+            raise TypeError(f"{name}: the result's dtype is not the updated array's")
+        if self.shape(r) != self.shape(data):
+            raise ValueError(f"{name}: the result's shape is not the updated array's")
+        return self.assign(data, Ellipsis, r)
+
     def broadcast_to(self, data: Any, shape: tuple[int, ...]) -> Any:
         """Broadcast, read-only, no copy where the backend allows."""
         return self.ns.broadcast_to(data, shape)

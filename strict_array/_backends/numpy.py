@@ -55,6 +55,13 @@ class NumPyDevice(Device):
     def map_blocks(self, kernel: Callable[[np.ndarray], np.ndarray], data: Any) -> Any:
         return kernel(data)
 
+    def update(self, name: str, data: np.ndarray, other: Any) -> np.ndarray:
+        # the ufunc writes into data: no temporary, no copy. casting="no" refuses any
+        # other result dtype (NumPy's default, "same_kind", would cast float64 into a
+        # float32 array), and an output operand does not broadcast: both raise before
+        # anything is written
+        return self.binaries[name](data, other, out=data, casting="no")  # type: ignore[call-arg]
+
     def broadcast_to(self, data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return np.broadcast_to(data, shape)  # a read-only view
 
