@@ -1103,3 +1103,22 @@ def test_complex_products_with_an_infinite_part_pinned():
         np.testing.assert_allclose(
             to_numpy(xp.prod(xp.asarray(finite, device=xp.DASK, chunks=1))), np.prod(finite)
         )
+
+
+def test_broadcasting_keeps_blocks_within_the_chunk_size():
+    """A size-1 axis meeting long blocks (``x[:, None, :] - c[None]``, a k-means step)
+    would make output blocks k times the input's: they are split to fit Dask's
+    ``array.chunk-size``; values, shape and dtype are those of the one-block result."""
+    values = np.random.default_rng(0).random((4000, 16))
+    x = xp.asarray(values, device=xp.DASK, chunks=(2000, 16))  # blocks of 250 kB
+    with dask.config.set({"array.chunk-size": "200kB"}):
+        d = x[:, None, :] - x[:3][None, :, :]  # blocks of 750 kB unsplit
+        blocks = d._data.chunks
+        block_bytes = math.prod(max(c) for c in blocks) * d.dtype.itemsize
+        assert block_bytes <= 200_000, blocks
+        assert blocks[1:] == ((3,), (16,))
+        same = x[:, None, :] - x[:, None, :]  # no broadcast: the blocks stay
+        assert same._data.chunks == ((2000, 2000), (1,), (16,))
+    expected = values[:, None, :] - values[:3][None, :, :]
+    np.testing.assert_array_equal(to_numpy(d), expected)
+    assert d.shape == expected.shape and d.dtype == xp.float64

@@ -3,11 +3,14 @@ and an axis in one block."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import array_api_compat.dask.array as compat
+import dask
 import dask.array as da
 import numpy as np
+from dask.utils import parse_bytes
 
 
 def unknown(size: float) -> bool:
@@ -42,6 +45,41 @@ def paired_unknown_blocks(*arrays: Any) -> list[Any]:
             (i, axis) for i, a in enumerate(out) if isinstance(a, da.Array) and a.ndim >= -axis
         ])  # fmt: skip
     return out
+
+
+def bounded_broadcast_blocks(a: da.Array, b: da.Array, itemsize: int) -> tuple[da.Array, da.Array]:
+    """Operands of one rank whose broadcast makes output blocks larger than Dask's
+    ``array.chunk-size`` and than either operand's blocks, with the longest blocks
+    split so that each output block fits it.
+
+    Dask's blockwise pairs blocks as they are: a block of size 1 along an axis that the
+    other operand spans in long blocks multiplies the output block by that length
+    (``x[:, None, :] - centres[None]`` with 3 centres: blocks three times ``x``'s, and
+    so on for each temporary made from them), and memory with it. Splitting changes
+    chunks only, never a value's shape, dtype or element."""
+    if any(unknown(s) for s in a.shape + b.shape):
+        return a, b
+    out = [max(max(ca, default=0), max(cb, default=0)) for ca, cb in zip(a.chunks, b.chunks)]
+    elements = math.prod(out)
+    largest = max(math.prod(max(c, default=0) for c in x.chunks) for x in (a, b))
+    limit = parse_bytes(dask.config.get("array.chunk-size"))
+    if elements * itemsize <= limit or elements <= largest:
+        return a, b
+    axis = max(range(len(out)), key=out.__getitem__)  # the longest blocks
+    parts = -(-elements * itemsize // limit)
+    split = tuple(
+        piece for c in max(a.chunks[axis], b.chunks[axis], key=len) for piece in _pieces(c, parts)
+    )
+    return tuple(  # type: ignore[return-value]
+        x.rechunk({axis: split}) if x.shape[axis] == sum(split) and x.shape[axis] > 1 else x
+        for x in (a, b)
+    )
+
+
+def _pieces(size: int, parts: int) -> list[int]:
+    """``size`` cut into ``parts`` near-equal pieces (none empty)."""
+    parts = max(1, min(parts, size))
+    return [size // parts + (i < size % parts) for i in range(parts)]
 
 
 def pair_blocks(arrays: list[Any], places: list[tuple[int, int]]) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 from ..._broadcasting import broadcast_shapes
 from .. import Device
 from . import _compute, _indexing, _io
-from ._basics import paired_unknown_blocks, without_empty_blocks
+from ._basics import bounded_broadcast_blocks, paired_unknown_blocks, without_empty_blocks
 from ._namespace import auto_chunks, build_namespace, declared, declaring, reshape
 
 
@@ -30,7 +30,8 @@ def _known(shape: tuple[float, ...]) -> tuple[int | None, ...]:
 
 def _checking_unknown_sizes(op: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """Dask lets an unknown size meet any size; the contract refuses a known size
-    other than 1, when the expression is built."""
+    other than 1, when the expression is built. Blocks that broadcasting would make
+    too large are split first (:func:`bounded_broadcast_blocks`)."""
 
     def checked(a: Any, b: Any) -> Any:
         if isinstance(a, da.Array) and isinstance(b, da.Array) and a.ndim == b.ndim:
@@ -38,6 +39,11 @@ def _checking_unknown_sizes(op: str, fn: Callable[[Any, Any], Any]) -> Callable[
             if any(map(_unknown, s1)) or any(map(_unknown, s2)):
                 broadcast_shapes(op, _known(s1), _known(s2))
                 a, b = paired_unknown_blocks(a, b)
+            else:
+                itemsize = np.result_type(a.dtype, b.dtype).itemsize
+                a2, b2 = bounded_broadcast_blocks(a, b, itemsize)
+                if a2 is not a or b2 is not b:
+                    a, b = declared(a2), declared(b2)
         return fn(a, b)
 
     return checked
