@@ -1122,3 +1122,21 @@ def test_broadcasting_keeps_blocks_within_the_chunk_size():
     expected = values[:, None, :] - values[:3][None, :, :]
     np.testing.assert_array_equal(to_numpy(d), expected)
     assert d.shape == expected.shape and d.dtype == xp.float64
+
+
+def test_contractions_keep_the_large_operands_blocks():
+    """``w.T @ x`` with ``w`` in finer row blocks than ``x`` (as the split above makes
+    them): ``w`` is given ``x``'s blocks, so ``x`` is not re-split (and re-read for each
+    piece); the product is the one-block product."""
+    from strict_array._backends.dask._namespace import _contracted_blocks_alike
+
+    values = np.random.default_rng(1).random((4000, 16))
+    x = da.from_array(values, chunks=(2000, 16))
+    w = da.from_array(values[:, :3], chunks=(500, 3))
+    wt, same = _contracted_blocks_alike(w.T, x)
+    assert same is x and wt.chunks == ((3,), (2000, 2000))
+    xT = x.T
+    xt, w_again = _contracted_blocks_alike(xT, w)  # the larger on the left, too
+    assert xt is xT and w_again.chunks[0] == (2000, 2000)
+    product = xp.asarray(w, device=xp.DASK).mT @ xp.asarray(x, device=xp.DASK)
+    np.testing.assert_allclose(to_numpy(product), values[:, :3].T @ values, rtol=1e-12)

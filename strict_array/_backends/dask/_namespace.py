@@ -355,11 +355,28 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     return da.sum(partial, axis=tuple(left), dtype=dtype) if left else partial
 
 
+def _contracted_blocks_alike(x1: da.Array, x2: da.Array) -> tuple[da.Array, da.Array]:
+    """The smaller operand given the larger's blocks along the contracted axis.
+
+    Dask pairs the contracted axis' blocks by splitting both operands to a common
+    refinement: a large input met with a small operand of finer blocks (``w.T @ x``,
+    ``w`` derived from ``x`` through blocks split by broadcasting) was re-split, and
+    read once more for each piece. Merging the small operand's blocks costs little."""
+    axis2 = x2.ndim - 2 if x2.ndim > 1 else 0
+    c1, c2 = x1.chunks[-1], x2.chunks[axis2]
+    if c1 == c2 or any(map(unknown, c1 + c2)) or not (x1.ndim and x2.ndim):
+        return x1, x2
+    if x1.size >= x2.size:
+        return x1, declared(x2.rechunk({axis2: c1}))
+    return declared(x1.rechunk({x1.ndim - 1: c2})), x2
+
+
 def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
     # Dask sums the partial products of several chunks in the default sum dtype
     # (int64 for small integers and booleans): keep the promoted dtype, as NumPy does
     if x1.ndim == x2.ndim > 2:  # stacks: batch blocks of unknown size paired
         x1, x2 = paired_unknown_blocks(x1, x2)
+    x1, x2 = _contracted_blocks_alike(x1, x2)
     out = compat.matmul(x1, x2)  # type: ignore[attr-defined]
     dtype = np.result_type(x1.dtype, x2.dtype)
     return out if out.dtype == dtype else out.astype(dtype)
