@@ -245,17 +245,18 @@ class Array:
 
     # --- Python scalars -------------------------------------------------------------
     def _scalar(self, kind: str, allowed: str) -> Any:
-        if self.ndim != 0:
+        if self._ndim != 0:
             element = "x[" + ", ".join("0" * self.ndim) + "]"
             raise TypeError(
                 f"{kind}(x) needs a 0-d array, got shape {self.shape}; index a single "
                 f"element first (e.g. {element}) or reduce (e.g. strict_array.all(x))."
             )
-        if self.dtype.kind not in allowed:
+        dev = self._device
+        if dev.dtype(self._data).kind not in allowed:
             raise TypeError(
                 f"{kind}(x) is not defined for an array of dtype {self.dtype}; use astype first."
             )
-        return self._device.to_numpy(self._data).item()
+        return dev.item(self._data)
 
     def __bool__(self) -> bool:
         return bool(self._scalar("bool", "biufc"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import _policy as policy
-from ._array import Array, common_device, expect_array, result
+from ._array import Array, _object_new, common_device, expect_array, result
 from ._broadcasting import normalize_axis
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -51,7 +51,15 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         if x2._device is dev and 0 < n1 <= 2 and 0 < n2 <= 2:
             a, b = x1._data, x2._data
             if a.shape[-1] == b.shape[0 if n2 == 1 else -2]:
-                return result(dev.function("matmul")(a, b), dev)
+                fn = dev.functions.get("matmul") or dev.function("matmul")
+                r = fn(a, b)
+                if type(r) is not dev.native:  # (a vector's dot product: a scalar)
+                    r = dev.coerce(r)
+                out = _object_new(Array)
+                out._data = r
+                out._device = dev
+                out._ndim = n1 + n2 - 2
+                return out
     dev = common_device("matmul", (x1, x2))
     n1, n2 = x1._ndim, x2._ndim
     if n1 == 0 or n2 == 0:
@@ -87,10 +95,12 @@ def matrix_transpose(x: Array, /) -> Array:
     -------
     Array
     """
-    x = expect_array("matrix_transpose", x)
-    if x.ndim < 2:
+    if type(x) is not Array:
+        expect_array("matrix_transpose", x)
+    if x._ndim < 2:
         raise ValueError(f"matrix_transpose: x must be at least 2-D, got shape {x.shape}.")
-    return result(x._device.ns.matrix_transpose(x._data), x._device)
+    dev = x._device
+    return result(dev.function("matrix_transpose")(x._data), dev)
 
 
 def tensordot(

@@ -141,6 +141,10 @@ class Device:
         """Materialise data as a NumPy array (computes on lazy devices)."""
         return self.compute([data])[0]
 
+    def item(self, data: Any) -> Any:
+        """The one element of 0-d ``data`` as a Python scalar (computes on lazy devices)."""
+        return self.to_numpy(data).item()
+
     def compute(self, datas: Sequence[Any]) -> list[np.ndarray]:
         """Materialise several arrays as NumPy arrays, sharing work between them.
 

@@ -49,6 +49,8 @@ class NumPyDevice(Device):
     def compute(self, datas: Sequence[Any]) -> list[np.ndarray]:
         return list(datas)
 
+    item = staticmethod(np.ndarray.item)  # type: ignore[assignment]
+
     def index_from_numpy(self, index: np.ndarray) -> np.ndarray:
         return index
 
@@ -115,6 +117,9 @@ DIRECT: dict[str, Callable[..., Any]] = {
     "zeros_like": np.zeros_like, "ones_like": np.ones_like, "empty_like": np.empty_like,
     "full_like": np.full_like, "eye": np.eye, "arange": np.arange, "linspace": np.linspace,
     "unstack": _unstack, "stack": _stack,
+    # (compat's matrix_transpose: a Python function around this method, after a rank
+    # check that strict_array's own makes first)
+    "matrix_transpose": lambda x: np.ndarray.swapaxes(x, -1, -2),
 }  # fmt: skip
 
 
