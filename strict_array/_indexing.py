@@ -33,6 +33,9 @@ __all__ = ["getitem", "setitem", "take", "take_along_axis"]
 
 _BASIC_INDEX_TYPES = frozenset({int, slice, type(Ellipsis), type(None)})
 _BOOL = np.dtype(bool)
+_BOOL_ID = id(_BOOL)
+#: NumPy's integer dtype singletons (index arrays of other dtype objects: the checks)
+_INTEGER_IDS = frozenset(id(np.dtype(c)) for c in "bhilqBHILQ")
 _FAILED = object()
 
 
@@ -54,9 +57,11 @@ def getitem(self: Array, key: Any, /) -> Array:
             elif k is None:
                 ndim += 1
             elif t is not slice and k is not Ellipsis:
-                return _checked_getitem(self, key)
+                return _index_arrays_getitem(self, key)
     elif tk is int:
         ndim -= 1
+    elif tk is Array:
+        return _index_arrays_getitem(self, (key,))
     elif tk is not slice:
         return _checked_getitem(self, key)
     try:
@@ -72,6 +77,32 @@ def getitem(self: Array, key: Any, /) -> Array:
     out._device = dev
     out._ndim = ndim
     return out
+
+
+def _index_arrays_getitem(x: Array, key: tuple[Any, ...]) -> Array:
+    """``x[key]`` for the common keys of index arrays, straight to the backend: one
+    boolean array of ``x``'s shape, or integer arrays of one rank for the leading axes
+    (``getitem``'s fast path, on a device with views). Anything else, and every error
+    (an index out of bounds, sizes that do not broadcast), goes through the checks."""
+    dev = x._device
+    rank = key[0]._ndim if type(key[0]) is Array else -1
+    for k in key:
+        if type(k) is not Array or k._device is not dev or k._ndim != rank:
+            break
+        dtype = id(k._data.dtype)
+        if dtype not in _INTEGER_IDS and not (
+            dtype == _BOOL_ID and len(key) == 1 and k._data.shape == x._data.shape
+        ):
+            break
+    else:
+        try:
+            r = x._data[key[0]._data if len(key) == 1 else tuple(k._data for k in key)]
+        except (TypeError, IndexError, ValueError):
+            r = _FAILED
+        if r is not _FAILED:
+            return _result(r, dev)
+    # (outside the handler, so that the error explained is not chained)
+    return _checked_getitem(x, key if len(key) > 1 else key[0])
 
 
 def _checked_getitem(x: Array, key: Any) -> Array:

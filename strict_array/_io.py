@@ -3,8 +3,9 @@
 Reading opens the data on a lazy device by default (``DASK``), whose chunks are
 loaded only when computed; writing streams chunk by chunk there, so neither
 direction needs the whole array in memory. Each device does the work through
-its own hooks; an array on an eager device is written through the lazy device,
-which wraps its data without a copy.
+its own hooks; an array on an eager device is written to Zarr through the lazy
+device, which wraps its data without a copy (and lines its chunks up with the
+store's), and to ``.npy`` by NumPy, from memory.
 """
 
 from __future__ import annotations
@@ -122,7 +123,8 @@ def from_npy(
 
 
 def to_npy(x: Array, path: str | os.PathLike[str]) -> None:
-    """Write ``x`` to a ``.npy`` file chunk by chunk (streamed; never whole in memory).
+    """Write ``x`` to a ``.npy`` file: chunk by chunk from a lazy device (streamed;
+    never whole in memory), by NumPy from an eager one (already in memory).
 
     Parameters
     ----------
@@ -130,5 +132,6 @@ def to_npy(x: Array, path: str | os.PathLike[str]) -> None:
         On any device.
     path : str or os.PathLike
     """
-    dev, data = _writing(x, "to_npy")
-    dev.to_npy(data, os.fspath(path))
+    # (an array in memory is written as it is, by NumPy; a lazy one streams its chunks)
+    x = expect_array("to_npy", x)
+    x._device.to_npy(x._data, os.fspath(path))
