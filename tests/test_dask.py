@@ -1138,5 +1138,7 @@ def test_contractions_keep_the_large_operands_blocks():
     xT = x.T
     xt, w_again = _contracted_blocks_alike(xT, w)  # the larger on the left, too
     assert xt is xT and w_again.chunks[0] == (2000, 2000)
+    head, tail = x[1:].T, x[:-1]  # like sizes: Dask's own pairing of blocks
+    assert _contracted_blocks_alike(head, tail) == (head, tail)
     product = xp.asarray(w, device=xp.DASK).mT @ xp.asarray(x, device=xp.DASK)
     np.testing.assert_allclose(to_numpy(product), values[:, :3].T @ values, rtol=1e-12)

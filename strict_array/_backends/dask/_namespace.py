@@ -361,14 +361,22 @@ def _contracted_blocks_alike(x1: da.Array, x2: da.Array) -> tuple[da.Array, da.A
     Dask pairs the contracted axis' blocks by splitting both operands to a common
     refinement: a large input met with a small operand of finer blocks (``w.T @ x``,
     ``w`` derived from ``x`` through blocks split by broadcasting) was re-split, and
-    read once more for each piece. Merging the small operand's blocks costs little."""
+    read once more for each piece. Merging the small operand's blocks costs little;
+    between operands of like sizes (``x[1:].T @ x[:-1]``) Dask's refinement stays,
+    as merging blocks of one large operand would read each of its blocks twice."""
     axis2 = x2.ndim - 2 if x2.ndim > 1 else 0
     c1, c2 = x1.chunks[-1], x2.chunks[axis2]
-    if c1 == c2 or any(map(unknown, c1 + c2)) or not (x1.ndim and x2.ndim):
+    if c1 == c2 or any(map(unknown, c1 + c2 + x1.shape + x2.shape)) or not (x1.ndim and x2.ndim):
         return x1, x2
-    if x1.size >= x2.size:
+    if x2.size * _MUCH_SMALLER <= x1.size:
         return x1, declared(x2.rechunk({axis2: c1}))
-    return declared(x1.rechunk({x1.ndim - 1: c2})), x2
+    if x1.size * _MUCH_SMALLER <= x2.size:
+        return declared(x1.rechunk({x1.ndim - 1: c2})), x2
+    return x1, x2
+
+
+#: an operand this many times smaller than the other is the one given new blocks
+_MUCH_SMALLER = 4
 
 
 def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
