@@ -259,7 +259,9 @@ class Array:
         return dev.item(self._data)
 
     def __bool__(self) -> bool:
-        return bool(self._scalar("bool", "biufc"))
+        if self._ndim == 0:  # (the hot path of `if x > 0:`; every standard dtype converts)
+            return bool(self._device.item(self._data))
+        return bool(self._scalar("bool", "biufc"))  # (its error)
 
     def __int__(self) -> int:
         return int(self._scalar("int", "biuf"))
