@@ -28,6 +28,7 @@ class NumPyDevice(Device):
         )
         ns.tensordot = tensordot
         vars(ns).update(DIRECT)
+        _use_own(ns, NUMPY_OWN)
         return ns
 
     def _reshape_function(self) -> Callable[[Any, tuple[int, ...]], Any]:
@@ -109,6 +110,88 @@ DIRECT: dict[str, Callable[..., Any]] = {
     "full_like": np.full_like, "eye": np.eye, "arange": np.arange, "linspace": np.linspace,
     "unstack": _unstack, "stack": _stack,
 }  # fmt: skip
+
+
+# --- NumPy's own linalg and fft ---------------------------------------------------------
+def _eig_always_complex() -> dict[str, Callable[..., Any]]:
+    """array_api_compat's ``eig`` and ``eigvals`` (complex results, where NumPy's own
+    are real when every eigenvalue is), with their imports of NumPy's helpers made once
+    rather than on every call (a microsecond of each call); none if those moved."""
+    try:
+        from numpy.linalg import _umath_linalg
+        from numpy.linalg._linalg import (  # type: ignore[attr-defined]
+            _assert_finite,
+            _assert_stacked_square,
+            _commonType,
+            _complexType,
+            _makearray,
+            _raise_linalgerror_eigenvalues_nonconvergence,
+            isComplexType,
+        )
+    except ImportError:  # pragma: no cover - array_api_compat's functions stay
+        return {}
+
+    def call(gufunc: Any, x: np.ndarray, of_real: str, of_complex: str) -> tuple[Any, Any, Any]:
+        a, wrap = _makearray(x)
+        _assert_stacked_square(a)
+        _assert_finite(a)
+        t, result_t = _commonType(a)
+        with np.errstate(
+            call=_raise_linalgerror_eigenvalues_nonconvergence, invalid="call", over="ignore",
+            divide="ignore", under="ignore",
+        ):  # fmt: skip
+            out = gufunc(a, signature=of_complex if isComplexType(t) else of_real)
+        return out, _complexType(result_t), wrap
+
+    def eig(x: np.ndarray, /) -> tuple[np.ndarray, np.ndarray]:
+        (w, v), result_t, wrap = call(_umath_linalg.eig, x, "d->DD", "D->DD")
+        return w.astype(result_t, copy=False), wrap(v.astype(result_t, copy=False))
+
+    def eigvals(x: np.ndarray, /) -> np.ndarray:
+        w, result_t, _ = call(_umath_linalg.eigvals, x, "d->D", "D->D")
+        return w.astype(result_t, copy=False)  # type: ignore[no-any-return]
+
+    return {"linalg.eig": eig, "linalg.eigvals": eigvals}
+
+
+#: More of NumPy's own callables in place of array_api_compat's, by dotted name
+#: (``"linalg.solve"`` replaces it in a copy of ``ns.linalg``), each the same
+#: computation, checked for every dtype by tests/test_numpy_own.py: compat's fft
+#: functions cast float32 and complex64 results back from complex128, which NumPy >= 2
+#: no longer gives; its eigh, qr, slogdet, svd, svdvals, matrix_norm and cross call
+#: these very functions (and re-wrap their named tuples), and its solve is NumPy 2's;
+#: its matrix_rank calls the same NumPy functions after ``inspect.signature`` on every
+#: call (microseconds). Where they differ, NumPy's is right: matrix_rank of a matrix
+#: whose largest singular value times its size overflows is not 0 (compat's tolerance
+#: is inf), and of an empty matrix NumPy >= 2.3's is 0 (compat's raises); the DASK
+#: device computes each matrix with these too.
+NUMPY_OWN: dict[str, Callable[..., Any]] = {
+    **{f"fft.{name}": getattr(np.fft, name) for name in (
+        "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
+        "fftshift", "ifftshift")},
+    **{f"linalg.{name}": getattr(np.linalg, name) for name in (
+        "eigh", "qr", "slogdet", "svd", "svdvals", "matrix_norm", "matrix_rank", "solve")},
+    "linalg.cross": np.cross,
+    **_eig_always_complex(),
+}  # fmt: skip
+
+
+def _use_own(ns: Any, table: dict[str, Callable[..., Any]]) -> None:
+    """Set ``table``'s functions on ``ns``, a dotted name on a copy of the submodule."""
+    import types
+
+    for dotted, fn in table.items():
+        *path, name = dotted.split(".")
+        target = ns
+        for part in path:
+            sub = getattr(target, part)
+            if not isinstance(sub, types.SimpleNamespace):  # never compat's own module
+                sub = types.SimpleNamespace(
+                    **{k: v for k, v in vars(sub).items() if not k.startswith("__")}
+                )
+                setattr(target, part, sub)
+            target = sub
+        setattr(target, name, fn)
 
 
 def contracted_axes(axes: Any, ndim1: int, ndim2: int) -> tuple[list[int], list[int]]:
