@@ -112,7 +112,7 @@ DIRECT: dict[str, Callable[..., Any]] = {
 }  # fmt: skip
 
 
-# --- NumPy's own linalg and fft ---------------------------------------------------------
+# --- NumPy's own linalg, fft, unique_* and cumulative_* ------------------------------
 def _eig_always_complex() -> dict[str, Callable[..., Any]]:
     """array_api_compat's ``eig`` and ``eigvals`` (complex results, where NumPy's own
     are real when every eigenvalue is), with their imports of NumPy's helpers made once
@@ -154,18 +154,44 @@ def _eig_always_complex() -> dict[str, Callable[..., Any]]:
     return {"linalg.eig": eig, "linalg.eigvals": eigvals}
 
 
+def _unique_all(x: np.ndarray, /) -> tuple[np.ndarray, ...]:
+    values, indices, inverse, counts = np.unique(
+        x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False
+    )
+    return values, indices, inverse.reshape(x.shape), counts
+
+
+def _unique_counts(x: np.ndarray, /) -> tuple[np.ndarray, ...]:
+    return np.unique(x, return_counts=True, equal_nan=False)  # type: ignore[no-any-return]
+
+
+def _unique_inverse(x: np.ndarray, /) -> tuple[np.ndarray, ...]:
+    values, inverse = np.unique(x, return_inverse=True, equal_nan=False)
+    return values, inverse.reshape(x.shape)
+
+
+def _unique_values(x: np.ndarray, /) -> np.ndarray:
+    return np.unique(x, equal_nan=False)  # type: ignore[no-any-return]
+
+
 #: More of NumPy's own callables in place of array_api_compat's, by dotted name
 #: (``"linalg.solve"`` replaces it in a copy of ``ns.linalg``), each the same
 #: computation, checked for every dtype by tests/test_numpy_own.py: compat's fft
 #: functions cast float32 and complex64 results back from complex128, which NumPy >= 2
 #: no longer gives; its eigh, qr, slogdet, svd, svdvals, matrix_norm and cross call
 #: these very functions (and re-wrap their named tuples), and its solve is NumPy 2's;
-#: its matrix_rank calls the same NumPy functions after ``inspect.signature`` on every
-#: call (microseconds). Where they differ, NumPy's is right: matrix_rank of a matrix
-#: whose largest singular value times its size overflows is not 0 (compat's tolerance
-#: is inf), and of an empty matrix NumPy >= 2.3's is 0 (compat's raises); the DASK
-#: device computes each matrix with these too.
+#: its matrix_rank, unique_* and cumulative_* call the same NumPy functions after
+#: ``inspect.signature`` or ``array_namespace`` on every call (microseconds; NumPy's
+#: own unique_* are not used: their order may change in any release, NumPy says).
+#: Where they differ, NumPy's is right: matrix_rank of a matrix whose largest singular
+#: value times its size overflows is not 0 (compat's tolerance is inf), and of an
+#: empty matrix NumPy >= 2.3's is 0 (compat's raises); the DASK device computes each
+#: matrix with these too.
 NUMPY_OWN: dict[str, Callable[..., Any]] = {
+    "unique_all": _unique_all, "unique_counts": _unique_counts,
+    "unique_inverse": _unique_inverse, "unique_values": _unique_values,
+    **({"cumulative_sum": np.cumulative_sum, "cumulative_prod": np.cumulative_prod}
+       if hasattr(np, "cumulative_sum") else {}),  # (NumPy >= 2.1)
     **{f"fft.{name}": getattr(np.fft, name) for name in (
         "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
         "fftshift", "ifftshift")},
