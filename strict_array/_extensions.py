@@ -17,7 +17,7 @@ from . import _policy as policy
 from ._array import Array, common_device, expect_array, result
 from ._backends import Device
 from ._broadcasting import normalize_axes, normalize_axis
-from ._dtypes import FUNCTION_CATEGORIES, as_dtype, check_array_category
+from ._dtypes import ACCEPTED_IDS, FUNCTION_CATEGORIES, as_dtype, check_array_category
 from ._typing import Axis, DTypeLike, Shape
 
 __all__ = [
@@ -147,19 +147,29 @@ def pad(x: Array, /, pad_width: Any, mode: str = "constant", **kwargs: Any) -> A
 
 
 def _nan_reduction(name: str, summary: str, *, index: bool = False) -> Callable[..., Array]:
+    accepted = ACCEPTED_IDS.setdefault(name, set())  # (check_array_category's cache)
+
     def reduce(x: Array, /, *, axis: Axis = None, keepdims: bool = False, **kwargs: Any) -> Array:
         if type(x) is not Array:
             expect_array(name, x)
-        check_array_category(name, x)
-        backend_axis: int | tuple[int, ...] | None = None
-        if index and axis is not None:
-            backend_axis = normalize_axis(name, axis, x.ndim)
-        elif axis is not None:
-            backend_axis = normalize_axes(name, axis, x.ndim)
+        if id(x._data.dtype) not in accepted:
+            check_array_category(name, x)
+        dev = x._device
+        # The backend's defaults are not passed (NumPy's functions take keywords through
+        # their dispatch, at a cost), and one axis is passed as an int
+        if axis is None and not keepdims and not kwargs:
+            return result((dev.functions.get(name) or _function(dev, name))(x._data), dev)
+        if axis is not None:
+            kwargs["axis"] = (
+                normalize_axis(name, axis, x._ndim)
+                if index or type(axis) is int
+                else normalize_axes(name, axis, x._ndim)
+            )
+        if keepdims:
+            kwargs["keepdims"] = keepdims
         if "dtype" in kwargs:
             kwargs["dtype"] = as_dtype(kwargs["dtype"], name)
-        func = _function(x._device, name)
-        return result(func(x._data, axis=backend_axis, keepdims=keepdims, **kwargs), x._device)
+        return result(_function(dev, name)(x._data, **kwargs), dev)
 
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = f"""{summary} (NumPy's ``{name}``; not in the standard).
