@@ -254,10 +254,9 @@ def svdvals(x: Array, /) -> Array:
 
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     """Sum of the ``offset``-th diagonal of each matrix."""
+    dtype = as_dtype(dtype, "linalg.trace")  # (checked first, as it always was)
     dev = _checked("trace", x)
-    return result(
-        dev.ns.linalg.trace(x._data, offset=offset, dtype=as_dtype(dtype, "linalg.trace")), dev
-    )
+    return result(dev.ns.linalg.trace(x._data, offset=offset, dtype=dtype), dev)
 
 
 def vector_norm(
