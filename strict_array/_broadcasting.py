@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -35,6 +35,7 @@ __all__ = [
     "batch_plan",
     "binary_plan",
     "broadcast_dim",
+    "broadcast_in_dim_key",
     "broadcast_in_dim_shape",
     "broadcast_shapes",
     "candidate_broadcast_dimensions",
@@ -46,6 +47,7 @@ __all__ = [
     "numpy_trailing_dimensions",
     "operands_plan",
     "promotion_message",
+    "remembered",
     "stretches_both",
     "sum_to_plan",
 ]
@@ -490,6 +492,49 @@ def _sum_to_message(p: Promotion, mode: str) -> str:
 
 
 # --- plans ---------------------------------------------------------------------------
+_Plan = TypeVar("_Plan")
+
+#: Plans kept per rule; a program past this many distinct calls starts afresh.
+_MAX_PLANS = 1024
+_UNPLANNED: Any = object()
+
+
+def remembered(
+    rule: Callable[[str, Shape, Shape, Any], _Plan],
+) -> Callable[[str, Shape, Shape, Any], _Plan]:
+    """``rule(op, shape1, shape2, dims)``, its plans kept by their arguments.
+
+    A rule is a pure function of shapes and dimensions, and a program applies one
+    operation to the same shapes again and again: a plan is made once and then
+    looked up. Only a successful plan is kept, so every invalid call raises its
+    error each time. ``dims`` is a key only as ``None`` or a tuple of Python ints:
+    ``True`` equals ``1`` and hashes like it, so ``(True,)`` would find the plan of
+    ``(1,)`` and miss its error; other spellings are planned at every call.
+    """
+    plans: dict[tuple[Any, ...], _Plan] = {}
+
+    def plan(op: str, shape1: Shape, shape2: Shape, dims: Any) -> _Plan:
+        if dims is not None:  # (_ints, inlined: this is every explicit broadcast's path)
+            if type(dims) is not tuple:
+                return rule(op, shape1, shape2, dims)
+            for d in dims:
+                if type(d) is not int:
+                    return rule(op, shape1, shape2, dims)
+        key = (op, shape1, shape2, dims)
+        found = plans.get(key, _UNPLANNED)
+        if found is _UNPLANNED:
+            found = rule(op, shape1, shape2, dims)
+            if len(plans) >= _MAX_PLANS:
+                plans.clear()
+            plans[key] = found
+        return found
+
+    plan.__name__, plan.__qualname__, plan.__doc__ = rule.__name__, rule.__qualname__, rule.__doc__
+    plan.__wrapped__ = rule  # type: ignore[attr-defined]
+    plan.plans = plans  # type: ignore[attr-defined]  # (for tests)
+    return plan
+
+
 class BinaryPlan(NamedTuple):
     """How a binary element-wise operation broadcasts its operands.
 
@@ -507,6 +552,7 @@ class BinaryPlan(NamedTuple):
 _NO_MAPPING = BinaryPlan(-1, None, None)
 
 
+@remembered
 def binary_plan(op: str, shape1: Shape, shape2: Shape, dims: object) -> BinaryPlan:
     """Plan a binary element-wise operation (section 1)."""
     n1, n2 = len(shape1), len(shape2)
@@ -611,6 +657,18 @@ def broadcast_in_dim_shape(op: str, shape: Shape, target: Shape, dims: object) -
     return checked
 
 
+@remembered
+def broadcast_in_dim_key(
+    op: str, shape: Shape, target: Shape, dims: object
+) -> tuple[slice | None, ...] | None:
+    """Validate ``broadcast_in_dim`` (section 3): the key viewing the operand at the
+    target's rank, or None where NumPy's trailing alignment places its axes."""
+    checked = broadcast_in_dim_shape(op, shape, target, dims)
+    if checked == numpy_trailing_dimensions(len(shape), len(target)):
+        return None
+    return insert_axes_key(len(target), checked)
+
+
 class SumToPlan(NamedTuple):
     """How ``sum_to`` reduces: ``dropped`` axes are summed away, ``squeezed``
     (mapped axes whose target size is 1) are summed and kept; ``promotion`` is
@@ -621,7 +679,8 @@ class SumToPlan(NamedTuple):
     promotion: Promotion | None
 
 
-def sum_to_plan(op: str, shape: Shape, target: tuple[int, ...], dims: object) -> SumToPlan:
+@remembered
+def sum_to_plan(op: str, shape: Shape, target: Shape, dims: object) -> SumToPlan:
     """Plan ``sum_to(x, target, dims)`` for ``x`` of shape ``shape`` (section 5)."""
     promotion = None
     if len(target) > len(shape):
