@@ -111,17 +111,20 @@ def broadcast_shapes(op: str, *shapes: Shape) -> Shape:
     out: list[int | None] = [1] * ndim
     for s in shapes:
         for axis, size in enumerate(s, ndim - len(s)):
-            d = broadcast_dim(out[axis], size)
-            if d == -1:
-                unknown = _UNKNOWN_SIZE_NOTE if out[axis] is None or size is None else ""
-                same_rank = all(len(t) == ndim for t in shapes)
-                raise ValueError(
-                    f"{op}: shapes {_and(shapes)} cannot be broadcast: axis "
-                    f"{axis if same_rank else axis - ndim} has sizes {_size(out[axis])} and "
-                    f"{_size(size)}, which are neither equal nor 1{unknown}. Reshape or "
-                    "slice an operand so that every axis has equal sizes or size 1."
-                )
-            out[axis] = d
+            d = out[axis]  # broadcast_dim(d, size), inlined
+            if d == size or size == 1:
+                continue
+            if d == 1:
+                out[axis] = size
+                continue
+            unknown = _UNKNOWN_SIZE_NOTE if d is None or size is None else ""
+            same_rank = all(len(t) == ndim for t in shapes)
+            raise ValueError(
+                f"{op}: shapes {_and(shapes)} cannot be broadcast: axis "
+                f"{axis if same_rank else axis - ndim} has sizes {_size(d)} and "
+                f"{_size(size)}, which are neither equal nor 1{unknown}. Reshape or "
+                "slice an operand so that every axis has equal sizes or size 1."
+            )
     return tuple(out)
 
 

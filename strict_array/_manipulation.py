@@ -25,8 +25,9 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     if not arrays:
         return ()
     dev = common_device("broadcast_arrays", arrays)
-    shape: Any = _broadcasting.broadcast_shapes("broadcast_shapes", *(a.shape for a in arrays))
-    return tuple(result(dev.broadcast_to(a._data, shape), dev) for a in arrays)
+    datas = [a._data for a in arrays]
+    shape: Any = _broadcasting.broadcast_shapes("broadcast_shapes", *map(dev.shape, datas))
+    return tuple([result(dev.broadcast_to(d, shape), dev) for d in datas])
 
 
 def broadcast_shapes(*shapes: Shape) -> Shape:
