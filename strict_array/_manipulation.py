@@ -97,30 +97,42 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
     Array
     """
     dev = common_device("concat", arrays)
-    if axis is not None:
-        shapes = [a.shape for a in arrays]
-        ndim = len(shapes[0])
-        if ndim == 0:
-            raise ValueError(
-                f"concat: 0-d arrays have no axis to join along (axis={axis}); use "
-                "axis=None, or stack them."
-            )
-        k = axis % ndim if -ndim <= axis < ndim else 0
-        head, tail = shapes[0][:k], shapes[0][k + 1 :]
-        agree = None not in head and None not in tail
-        for s in shapes:  # one pass: the ranks, and whether the sizes off axis agree
-            if len(s) != ndim or not -ndim <= axis < ndim:
-                raise ValueError(
-                    "concat: arrays must have one rank and axis must be one of its axes, "
-                    f"got axis={axis} and shapes " + ", ".join(str(s) for s in shapes) + "."
-                )
-            if agree and (s[:k] != head or s[k + 1 :] != tail):
-                agree = False
-        if not agree:
-            _check_concat_sizes(shapes, axis, ndim)
     if axis is None:  # flattened by the device's reshape (Dask's fails on empty chunks)
         return result(dev.ns.concat([dev.reshape(a._data, (-1,)) for a in arrays], axis=0), dev)
-    return result(dev.ns.concat([a._data for a in arrays], axis=axis), dev)
+    datas = [a._data for a in arrays]
+    shape = dev.shape
+    first = shape(datas[0])
+    ndim = len(first)
+    if type(axis) is int and -ndim <= axis < ndim:
+        for d in datas:
+            if shape(d) != first:
+                break
+        else:  # arrays of one shape, and an axis of theirs: every check passes
+            return result(dev.ns.concat(datas, axis=axis), dev)
+    _check_concat([shape(d) for d in datas], axis, ndim)
+    return result(dev.ns.concat(datas, axis=axis), dev)
+
+
+def _check_concat(shapes: list[tuple[int | None, ...]], axis: int, ndim: int) -> None:
+    """One rank, ``axis`` one of its axes, and equal sizes off ``axis``."""
+    if ndim == 0:
+        raise ValueError(
+            f"concat: 0-d arrays have no axis to join along (axis={axis}); use "
+            "axis=None, or stack them."
+        )
+    k = axis % ndim if -ndim <= axis < ndim else 0
+    head, tail = shapes[0][:k], shapes[0][k + 1 :]
+    agree = None not in head and None not in tail
+    for s in shapes:  # one pass: the ranks, and whether the sizes off axis agree
+        if len(s) != ndim or not -ndim <= axis < ndim:
+            raise ValueError(
+                "concat: arrays must have one rank and axis must be one of its axes, "
+                f"got axis={axis} and shapes " + ", ".join(str(s) for s in shapes) + "."
+            )
+        if agree and (s[:k] != head or s[k + 1 :] != tail):
+            agree = False
+    if not agree:
+        _check_concat_sizes(shapes, axis, ndim)
 
 
 def _check_concat_sizes(shapes: list[tuple[int | None, ...]], axis: int, ndim: int) -> None:

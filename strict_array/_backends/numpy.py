@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -39,6 +40,11 @@ class NumPyDevice(Device):
     #: NumPy's own function, not a method around it: every reduction to a scalar
     #: (``sum(x)``, ``linalg.det``) passes here
     coerce = staticmethod(np.asarray)  # type: ignore[assignment]
+
+    #: the attributes themselves, read in C (an ndarray's shape is a tuple of ints
+    #: already, its dtype one of NumPy's): every check of shapes and dtypes reads them
+    shape = staticmethod(operator.attrgetter("shape"))  # type: ignore[assignment]
+    dtype = staticmethod(operator.attrgetter("dtype"))  # type: ignore[assignment]
 
     def from_numpy(self, arr: np.ndarray, chunks: Any = None) -> np.ndarray:
         return arr
