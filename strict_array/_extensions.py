@@ -94,19 +94,37 @@ def einsum(subscripts: str, /, *operands: Array) -> Array:
     if not isinstance(subscripts, str):
         raise TypeError(f"einsum: subscripts must be a string, got {type(subscripts).__name__}.")
     dev = common_device("einsum", operands)
-    inputs = subscripts.replace(" ", "").split("->")[0].split(",")
+    inputs = _SUBSCRIPTS.get(subscripts)
+    if inputs is None:
+        inputs = _operand_labels(subscripts)
     if len(inputs) != len(operands):
         raise ValueError(
             f"einsum: {subscripts!r} names {len(inputs)} operands but {len(operands)} were given."
         )
-    for labels, x in zip(inputs, operands):
-        named = len(labels.replace("...", ""))
-        if ("..." not in labels and named != x.ndim) or named > x.ndim:
+    stacked = False
+    for (labels, named, dots), x in zip(inputs, operands):
+        if (not dots and named != x._ndim) or named > x._ndim:
             raise ValueError(
                 f"einsum: {labels!r} names {named} axes but the operand has shape {x.shape}."
             )
-    check_ellipsis_axes("einsum", inputs, [x.shape for x in operands])
-    return result(_function(dev, "einsum")(subscripts, *(x._data for x in operands)), dev)
+        stacked = stacked or dots
+    if stacked:
+        check_ellipsis_axes("einsum", [i[0] for i in inputs], [x.shape for x in operands])
+    return result(_function(dev, "einsum")(subscripts, *[x._data for x in operands]), dev)
+
+
+#: each operand's labels, how many axes they name and whether they have ``...``, by
+#: subscripts (a program repeats a few; parsing them is most of einsum's own time)
+_SUBSCRIPTS: dict[str, tuple[tuple[str, int, bool], ...]] = {}
+
+
+def _operand_labels(subscripts: str) -> tuple[tuple[str, int, bool], ...]:
+    inputs = subscripts.replace(" ", "").split("->")[0].split(",")
+    parsed = tuple((labels, len(labels.replace("...", "")), "..." in labels) for labels in inputs)
+    if len(_SUBSCRIPTS) >= 256:
+        _SUBSCRIPTS.clear()
+    _SUBSCRIPTS[subscripts] = parsed
+    return parsed
 
 
 _PAD_MODES = {"constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import operator
 from collections.abc import Callable, Sequence
@@ -143,6 +144,12 @@ DIRECT: dict[str, Callable[..., Any]] = {
     "full_like": np.full_like, "eye": np.eye, "arange": np.arange, "linspace": np.linspace,
     "unstack": _unstack, "stack": _stack,
 }  # fmt: skip
+
+# --- the functions of explicit broadcasting, einsum and meshgrid (their own block) ---
+#: ``np.einsum`` calls this C function at once when ``optimize`` is False, its default,
+#: and strict_array passes nothing but the subscripts and NumPy arrays; NumPy's Python
+#: function adds only its ``__array_function__`` dispatch (half a microsecond)
+DIRECT["einsum"] = getattr(importlib.import_module("numpy._core.multiarray"), "c_einsum", np.einsum)
 
 
 def contracted_axes(axes: Any, ndim1: int, ndim2: int) -> tuple[list[int], list[int]]:
