@@ -428,16 +428,18 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
         return ()
     dev = common_device("meshgrid", arrays)
     for a in arrays:
-        if a.ndim != 1:
+        if a._ndim != 1:
             raise ValueError(f"meshgrid: every input must be 1-D, got shape {a.shape}.")
-    if len({a.dtype for a in arrays}) > 1:
-        raise TypeError(
-            "meshgrid: inputs must share one dtype, got "
-            + ", ".join(str(a.dtype) for a in arrays)
-            + "; use astype first."
-        )
-    out = dev.ns.meshgrid(*(a._data for a in arrays), indexing=indexing)
-    return tuple(result(o, dev) for o in out)
+    datas = [a._data for a in arrays]
+    dtype = dev.dtype(datas[0])
+    for d in datas:
+        if dev.dtype(d) != dtype:
+            raise TypeError(
+                "meshgrid: inputs must share one dtype, got "
+                + ", ".join(str(a.dtype) for a in arrays)
+                + "; use astype first."
+            )
+    return tuple([result(o, dev) for o in dev.ns.meshgrid(*datas, indexing=indexing)])
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:

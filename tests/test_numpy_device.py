@@ -67,3 +67,26 @@ def test_broadcast_to_errors_are_numpys(sizes, shape):
     with pytest.raises(ValueError) as ours:
         CPU.broadcast_to(data, shape)
     assert str(ours.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+@pytest.mark.parametrize("sizes", [(), (3,), (3, 4), (2, 0), (2, 3, 4), (1, 2, 3, 2)])
+def test_meshgrid_is_numpys(indexing, sizes):
+    arrays = [np.arange(n, dtype=np.int32 if i % 2 else np.float64) for i, n in enumerate(sizes)]
+    arrays[1:2] = [arrays[1][::-1]] if len(arrays) > 1 else []  # a strided input
+    ours = CPU.ns.meshgrid(*arrays, indexing=indexing)
+    numpys = np.meshgrid(*arrays, indexing=indexing)
+    assert type(ours) is tuple and len(ours) == len(numpys)
+    for a, b in zip(ours, numpys):
+        assert type(a) is np.ndarray and a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+        assert a.flags.c_contiguous and a.flags.writeable and a.flags.owndata
+        assert not any(np.shares_memory(a, x) for x in arrays)
+
+
+def test_meshgrid_errors_are_numpys():
+    with pytest.raises(ValueError, match=r"Valid values for `indexing` are 'xy' and 'ij'\."):
+        CPU.ns.meshgrid(np.ones(2), indexing="yx")
+    np.testing.assert_array_equal(
+        CPU.ns.meshgrid(np.ones((2, 2)))[0], np.meshgrid(np.ones((2, 2)))[0]
+    )
