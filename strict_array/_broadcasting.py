@@ -728,8 +728,12 @@ def sum_to_plan(op: str, shape: Shape, target: Shape, dims: object) -> SumToPlan
 
 def as_shape(shape: object, op: str) -> tuple[int, ...]:
     """Normalise a user-given shape (an int or a sequence of ints)."""
-    if _ints(shape):
-        return shape  # type: ignore[return-value]  # already what the loop below makes
+    if type(shape) is tuple:  # (_ints, inlined: every creation function comes here)
+        for s in shape:
+            if type(s) is not int:
+                break
+        else:
+            return shape  # already what the loop below makes
     if type(shape) is int:
         return (shape,)
     if isinstance(shape, (bool, np.bool_)):

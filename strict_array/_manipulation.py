@@ -173,7 +173,8 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     Array
     """
     dev = common_device("stack", arrays)
-    shapes = [a.shape for a in arrays]
+    datas = [a._data for a in arrays]
+    shapes = list(map(dev.shape, datas))
     ndim = len(shapes[0])
     # one shape without unknown sizes passes every check below at once
     uniform = None not in shapes[0] and shapes.count(shapes[0]) == len(shapes)
@@ -190,7 +191,7 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
                 "computed against a known one, which cannot be checked before computing."
             )
     axis = normalize_axis("stack", axis, ndim + 1)
-    return result(dev.function("stack")([a._data for a in arrays], axis=axis), dev)
+    return result(dev.function("stack")(datas, axis=axis), dev)
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
@@ -335,11 +336,14 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     -------
     Array
     """
-    x = expect_array("repeat", x)
+    if type(x) is not Array:
+        expect_array("repeat", x)
     if axis is not None:
-        axis = normalize_axis("repeat", axis, x.ndim)
-    n = x.size if axis is None else x.shape[axis]
-    if type(repeats) is Array:
+        axis = normalize_axis("repeat", axis, x._ndim)
+    if type(repeats) is int and repeats >= 0:
+        pass  # one count for every element: nothing more to check
+    elif type(repeats) is Array:
+        n = x.size if axis is None else x.shape[axis]
         common_device("repeat", (x, repeats))
         if repeats.dtype.kind not in "iu" or repeats.ndim > 1:
             raise ValueError(
