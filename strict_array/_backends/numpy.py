@@ -156,8 +156,8 @@ def _meshgrid(*arrays: np.ndarray, indexing: str = "xy") -> tuple[np.ndarray, ..
     """``np.meshgrid`` of 1-D arrays: each grid a new C-ordered array, filled by one
     broadcasting assignment (NumPy's own broadcasts every input through
     ``np.broadcast_arrays`` and then copies each, several microseconds)."""
-    if indexing not in ("xy", "ij") or any(a.ndim != 1 for a in arrays):
-        return tuple(np.meshgrid(*arrays, indexing=indexing))  # type: ignore[call-overload]  # (its errors)
+    if indexing not in ("xy", "ij") or any(a.ndim != 1 for a in arrays):  # (its errors)
+        return tuple(np.meshgrid(*arrays, indexing=indexing))  # type: ignore[call-overload]
     n = len(arrays)
     axes = list(range(n))
     if indexing == "xy" and n > 1:  # the first two inputs vary along axes 1 and 0
