@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -35,6 +35,7 @@ __all__ = [
     "batch_plan",
     "binary_plan",
     "broadcast_dim",
+    "broadcast_in_dim_key",
     "broadcast_in_dim_shape",
     "broadcast_shapes",
     "candidate_broadcast_dimensions",
@@ -46,6 +47,7 @@ __all__ = [
     "numpy_trailing_dimensions",
     "operands_plan",
     "promotion_message",
+    "remembered",
     "stretches_both",
     "sum_to_plan",
 ]
@@ -109,17 +111,20 @@ def broadcast_shapes(op: str, *shapes: Shape) -> Shape:
     out: list[int | None] = [1] * ndim
     for s in shapes:
         for axis, size in enumerate(s, ndim - len(s)):
-            d = broadcast_dim(out[axis], size)
-            if d == -1:
-                unknown = _UNKNOWN_SIZE_NOTE if out[axis] is None or size is None else ""
-                same_rank = all(len(t) == ndim for t in shapes)
-                raise ValueError(
-                    f"{op}: shapes {_and(shapes)} cannot be broadcast: axis "
-                    f"{axis if same_rank else axis - ndim} has sizes {_size(out[axis])} and "
-                    f"{_size(size)}, which are neither equal nor 1{unknown}. Reshape or "
-                    "slice an operand so that every axis has equal sizes or size 1."
-                )
-            out[axis] = d
+            d = out[axis]  # broadcast_dim(d, size), inlined
+            if d == size or size == 1:
+                continue
+            if d == 1:
+                out[axis] = size
+                continue
+            unknown = _UNKNOWN_SIZE_NOTE if d is None or size is None else ""
+            same_rank = all(len(t) == ndim for t in shapes)
+            raise ValueError(
+                f"{op}: shapes {_and(shapes)} cannot be broadcast: axis "
+                f"{axis if same_rank else axis - ndim} has sizes {_size(d)} and "
+                f"{_size(size)}, which are neither equal nor 1{unknown}. Reshape or "
+                "slice an operand so that every axis has equal sizes or size 1."
+            )
     return tuple(out)
 
 
@@ -490,6 +495,49 @@ def _sum_to_message(p: Promotion, mode: str) -> str:
 
 
 # --- plans ---------------------------------------------------------------------------
+_Plan = TypeVar("_Plan")
+
+#: Plans kept per rule; a program past this many distinct calls starts afresh.
+_MAX_PLANS = 1024
+_UNPLANNED: Any = object()
+
+
+def remembered(
+    rule: Callable[[str, Shape, Shape, Any], _Plan],
+) -> Callable[[str, Shape, Shape, Any], _Plan]:
+    """``rule(op, shape1, shape2, dims)``, its plans kept by their arguments.
+
+    A rule is a pure function of shapes and dimensions, and a program applies one
+    operation to the same shapes again and again: a plan is made once and then
+    looked up. Only a successful plan is kept, so every invalid call raises its
+    error each time. ``dims`` is a key only as ``None`` or a tuple of Python ints:
+    ``True`` equals ``1`` and hashes like it, so ``(True,)`` would find the plan of
+    ``(1,)`` and miss its error; other spellings are planned at every call.
+    """
+    plans: dict[tuple[Any, ...], _Plan] = {}
+
+    def plan(op: str, shape1: Shape, shape2: Shape, dims: Any) -> _Plan:
+        if dims is not None:  # (_ints, inlined: this is every explicit broadcast's path)
+            if type(dims) is not tuple:
+                return rule(op, shape1, shape2, dims)
+            for d in dims:
+                if type(d) is not int:
+                    return rule(op, shape1, shape2, dims)
+        key = (op, shape1, shape2, dims)
+        found = plans.get(key, _UNPLANNED)
+        if found is _UNPLANNED:
+            found = rule(op, shape1, shape2, dims)
+            if len(plans) >= _MAX_PLANS:
+                plans.clear()
+            plans[key] = found
+        return found
+
+    plan.__name__, plan.__qualname__, plan.__doc__ = rule.__name__, rule.__qualname__, rule.__doc__
+    plan.__wrapped__ = rule  # type: ignore[attr-defined]
+    plan.plans = plans  # type: ignore[attr-defined]  # (for tests)
+    return plan
+
+
 class BinaryPlan(NamedTuple):
     """How a binary element-wise operation broadcasts its operands.
 
@@ -507,6 +555,7 @@ class BinaryPlan(NamedTuple):
 _NO_MAPPING = BinaryPlan(-1, None, None)
 
 
+@remembered
 def binary_plan(op: str, shape1: Shape, shape2: Shape, dims: object) -> BinaryPlan:
     """Plan a binary element-wise operation (section 1)."""
     n1, n2 = len(shape1), len(shape2)
@@ -611,6 +660,18 @@ def broadcast_in_dim_shape(op: str, shape: Shape, target: Shape, dims: object) -
     return checked
 
 
+@remembered
+def broadcast_in_dim_key(
+    op: str, shape: Shape, target: Shape, dims: object
+) -> tuple[slice | None, ...] | None:
+    """Validate ``broadcast_in_dim`` (section 3): the key viewing the operand at the
+    target's rank, or None where NumPy's trailing alignment places its axes."""
+    checked = broadcast_in_dim_shape(op, shape, target, dims)
+    if checked == numpy_trailing_dimensions(len(shape), len(target)):
+        return None
+    return insert_axes_key(len(target), checked)
+
+
 class SumToPlan(NamedTuple):
     """How ``sum_to`` reduces: ``dropped`` axes are summed away, ``squeezed``
     (mapped axes whose target size is 1) are summed and kept; ``promotion`` is
@@ -621,7 +682,8 @@ class SumToPlan(NamedTuple):
     promotion: Promotion | None
 
 
-def sum_to_plan(op: str, shape: Shape, target: tuple[int, ...], dims: object) -> SumToPlan:
+@remembered
+def sum_to_plan(op: str, shape: Shape, target: Shape, dims: object) -> SumToPlan:
     """Plan ``sum_to(x, target, dims)`` for ``x`` of shape ``shape`` (section 5)."""
     promotion = None
     if len(target) > len(shape):
@@ -666,8 +728,12 @@ def sum_to_plan(op: str, shape: Shape, target: tuple[int, ...], dims: object) ->
 
 def as_shape(shape: object, op: str) -> tuple[int, ...]:
     """Normalise a user-given shape (an int or a sequence of ints)."""
-    if _ints(shape):
-        return shape  # type: ignore[return-value]  # already what the loop below makes
+    if type(shape) is tuple:  # (_ints, inlined: every creation function comes here)
+        for s in shape:
+            if type(s) is not int:
+                break
+        else:
+            return shape  # already what the loop below makes
     if type(shape) is int:
         return (shape,)
     if isinstance(shape, (bool, np.bool_)):

@@ -110,11 +110,6 @@ def _check_kind(dtype: np.dtype, obj: Any) -> None:
         )
 
 
-def _make(op: str, device: DeviceLike | None, chunks: Any, *args: Any, **kwargs: Any) -> Array:
-    dev = get_default_device() if device is None else as_device(device, op)
-    return result(dev.create(op, *args, chunks=chunks, **kwargs), dev)
-
-
 def arange(
     start: int | float,
     /,
@@ -140,14 +135,19 @@ def arange(
     Array
         1-D.
     """
-    return _make("arange", device, chunks, start, stop, step, dtype=as_dtype(dtype, "arange"))
+    dtype = as_dtype(dtype, "arange")
+    dev = _device(device, "arange")
+    return result(dev.create("arange", start, stop, step, chunks=chunks, dtype=dtype), dev)
 
 
 def _filled(
     op: str, shape: ShapeLike, dtype: DTypeLike | None, device: DeviceLike | None, chunks: Any,
     *args: Any,
 ) -> Array:  # fmt: skip
-    return _make(op, device, chunks, as_shape(shape, op), *args, dtype=as_dtype(dtype, op))
+    shape = as_shape(shape, op)
+    dtype = as_dtype(dtype, op)
+    dev = _device(device, op)
+    return result(dev.create(op, shape, *args, chunks=chunks, dtype=dtype), dev)
 
 
 def empty(
@@ -354,7 +354,9 @@ def eye(
     -------
     Array
     """
-    return _make("eye", device, chunks, n_rows, n_cols, k=k, dtype=as_dtype(dtype, "eye"))
+    dtype = as_dtype(dtype, "eye")
+    dev = _device(device, "eye")
+    return result(dev.create("eye", n_rows, n_cols, chunks=chunks, k=k, dtype=dtype), dev)
 
 
 def linspace(
@@ -384,10 +386,11 @@ def linspace(
     -------
     Array
     """
-    return _make(
-        "linspace", device, chunks, start, stop, num, dtype=as_dtype(dtype, "linspace"),
-        endpoint=endpoint,
-    )  # fmt: skip
+    dtype = as_dtype(dtype, "linspace")
+    dev = _device(device, "linspace")
+    return result(
+        dev.create("linspace", start, stop, num, chunks=chunks, dtype=dtype, endpoint=endpoint), dev
+    )
 
 
 for _f in (arange, empty, zeros, ones, full, eye, linspace):
@@ -428,16 +431,18 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
         return ()
     dev = common_device("meshgrid", arrays)
     for a in arrays:
-        if a.ndim != 1:
+        if a._ndim != 1:
             raise ValueError(f"meshgrid: every input must be 1-D, got shape {a.shape}.")
-    if len({a.dtype for a in arrays}) > 1:
-        raise TypeError(
-            "meshgrid: inputs must share one dtype, got "
-            + ", ".join(str(a.dtype) for a in arrays)
-            + "; use astype first."
-        )
-    out = dev.ns.meshgrid(*(a._data for a in arrays), indexing=indexing)
-    return tuple(result(o, dev) for o in out)
+    datas = [a._data for a in arrays]
+    dtype = dev.dtype(datas[0])
+    for d in datas:
+        if dev.dtype(d) != dtype:
+            raise TypeError(
+                "meshgrid: inputs must share one dtype, got "
+                + ", ".join(str(a.dtype) for a in arrays)
+                + "; use astype first."
+            )
+    return tuple([result(o, dev) for o in dev.ns.meshgrid(*datas, indexing=indexing)])
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:

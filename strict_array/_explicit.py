@@ -11,7 +11,7 @@ from typing import Any
 
 from . import _policy as policy
 from ._array import Array, expect_array, result
-from ._broadcasting import as_shape, broadcast_in_dim_shape, insert_axes_key
+from ._broadcasting import as_shape, broadcast_in_dim_key
 from ._typing import ShapeLike
 
 __all__ = ["broadcast_in_dim", "sum_to"]
@@ -57,13 +57,15 @@ def broadcast_in_dim(x: Array, /, shape: ShapeLike, broadcast_dimensions: Any) -
            [2., 2.],
            [3., 3.]], dtype=float64)
     """
-    x = expect_array("broadcast_in_dim", x)
+    if type(x) is not Array:
+        expect_array("broadcast_in_dim", x)
     target = as_shape(shape, "broadcast_in_dim")
     dev = x._device
-    dims = broadcast_in_dim_shape("broadcast_in_dim", x.shape, target, broadcast_dimensions)
-    # insert the new axes as size-1 axes (a view), then stretch: no copy
-    key = insert_axes_key(len(target), dims)
-    return result(dev.broadcast_to(x._data[key], target), dev)
+    data = x._data
+    key = broadcast_in_dim_key("broadcast_in_dim", dev.shape(data), target, broadcast_dimensions)
+    # insert the new axes as size-1 axes (a view), then stretch: no copy (the
+    # backend's broadcast adds leading axes itself: no key then)
+    return result(dev.broadcast_to(data if key is None else data[key], target), dev)
 
 
 def sum_to(x: Array, /, shape: ShapeLike, broadcast_dimensions: Any = None) -> Array:
@@ -113,15 +115,19 @@ def sum_to(x: Array, /, shape: ShapeLike, broadcast_dimensions: Any = None) -> A
     >>> xp.sum_to(g, (3,), broadcast_dimensions=(0,))  # gradient of v in X + v along rows
     Array([3., 3., 3.], dtype=float64)
     """
-    x = expect_array("sum_to", x)
+    if type(x) is not Array:
+        expect_array("sum_to", x)
     target = as_shape(shape, "sum_to")
-    dropped, squeezed, _ = policy.sum_to("sum_to", x.shape, target, broadcast_dimensions)
     data, dev = x._data, x._device
+    dropped, squeezed, _ = policy.sum_to("sum_to", dev.shape(data), target, broadcast_dimensions)
     # integers would be summed in (u)int64 by default; floats already keep their dtype
-    dtype = x.dtype if x.dtype.kind in "biu" else None
+    dtype: Any = dev.dtype(data)
+    if dtype.kind not in "biu":
+        dtype = None
     if squeezed:  # some kept axes shrink to 1: keep them, then drop the others
         data = dev.ns.sum(data, axis=dropped + squeezed, keepdims=True, dtype=dtype)
-        return result(dev.reshape(data, target), dev)
+        # (with no axis dropped, the kept axes are the target already)
+        return result(dev.reshape(data, target) if dropped else data, dev)
     if dropped:  # only whole axes go: one reduction, no reshape (no extra graph layer)
         data = dev.ns.sum(data, axis=dropped, dtype=dtype)
     return result(data, dev)

@@ -17,7 +17,7 @@ from . import _policy as policy
 from ._array import Array, common_device, expect_array, result
 from ._backends import Device
 from ._broadcasting import normalize_axes, normalize_axis
-from ._dtypes import FUNCTION_CATEGORIES, as_dtype, check_array_category
+from ._dtypes import ACCEPTED_IDS, FUNCTION_CATEGORIES, as_dtype, check_array_category
 from ._typing import Axis, DTypeLike, Shape
 
 __all__ = [
@@ -94,19 +94,37 @@ def einsum(subscripts: str, /, *operands: Array) -> Array:
     if not isinstance(subscripts, str):
         raise TypeError(f"einsum: subscripts must be a string, got {type(subscripts).__name__}.")
     dev = common_device("einsum", operands)
-    inputs = subscripts.replace(" ", "").split("->")[0].split(",")
+    inputs = _SUBSCRIPTS.get(subscripts)
+    if inputs is None:
+        inputs = _operand_labels(subscripts)
     if len(inputs) != len(operands):
         raise ValueError(
             f"einsum: {subscripts!r} names {len(inputs)} operands but {len(operands)} were given."
         )
-    for labels, x in zip(inputs, operands):
-        named = len(labels.replace("...", ""))
-        if ("..." not in labels and named != x.ndim) or named > x.ndim:
+    stacked = False
+    for (labels, named, dots), x in zip(inputs, operands):
+        if (not dots and named != x._ndim) or named > x._ndim:
             raise ValueError(
                 f"einsum: {labels!r} names {named} axes but the operand has shape {x.shape}."
             )
-    check_ellipsis_axes("einsum", inputs, [x.shape for x in operands])
-    return result(_function(dev, "einsum")(subscripts, *(x._data for x in operands)), dev)
+        stacked = stacked or dots
+    if stacked:
+        check_ellipsis_axes("einsum", [i[0] for i in inputs], [x.shape for x in operands])
+    return result(_function(dev, "einsum")(subscripts, *[x._data for x in operands]), dev)
+
+
+#: each operand's labels, how many axes they name and whether they have ``...``, by
+#: subscripts (a program repeats a few; parsing them is most of einsum's own time)
+_SUBSCRIPTS: dict[str, tuple[tuple[str, int, bool], ...]] = {}
+
+
+def _operand_labels(subscripts: str) -> tuple[tuple[str, int, bool], ...]:
+    inputs = subscripts.replace(" ", "").split("->")[0].split(",")
+    parsed = tuple((labels, len(labels.replace("...", "")), "..." in labels) for labels in inputs)
+    if len(_SUBSCRIPTS) >= 256:
+        _SUBSCRIPTS.clear()
+    _SUBSCRIPTS[subscripts] = parsed
+    return parsed
 
 
 _PAD_MODES = {"constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum",
@@ -147,19 +165,29 @@ def pad(x: Array, /, pad_width: Any, mode: str = "constant", **kwargs: Any) -> A
 
 
 def _nan_reduction(name: str, summary: str, *, index: bool = False) -> Callable[..., Array]:
+    accepted = ACCEPTED_IDS.setdefault(name, set())  # (check_array_category's cache)
+
     def reduce(x: Array, /, *, axis: Axis = None, keepdims: bool = False, **kwargs: Any) -> Array:
         if type(x) is not Array:
             expect_array(name, x)
-        check_array_category(name, x)
-        backend_axis: int | tuple[int, ...] | None = None
-        if index and axis is not None:
-            backend_axis = normalize_axis(name, axis, x.ndim)
-        elif axis is not None:
-            backend_axis = normalize_axes(name, axis, x.ndim)
+        if id(x._data.dtype) not in accepted:
+            check_array_category(name, x)
+        dev = x._device
+        # The backend's defaults are not passed (NumPy's functions take keywords through
+        # their dispatch, at a cost), and one axis is passed as an int
+        if axis is None and not keepdims and not kwargs:
+            return result((dev.functions.get(name) or _function(dev, name))(x._data), dev)
+        if axis is not None:
+            kwargs["axis"] = (
+                normalize_axis(name, axis, x._ndim)
+                if index or type(axis) is int
+                else normalize_axes(name, axis, x._ndim)
+            )
+        if keepdims:
+            kwargs["keepdims"] = keepdims
         if "dtype" in kwargs:
             kwargs["dtype"] = as_dtype(kwargs["dtype"], name)
-        func = _function(x._device, name)
-        return result(func(x._data, axis=backend_axis, keepdims=keepdims, **kwargs), x._device)
+        return result(_function(dev, name)(x._data, **kwargs), dev)
 
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = f"""{summary} (NumPy's ``{name}``; not in the standard).

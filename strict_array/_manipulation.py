@@ -25,8 +25,9 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     if not arrays:
         return ()
     dev = common_device("broadcast_arrays", arrays)
-    shape: Any = _broadcasting.broadcast_shapes("broadcast_shapes", *(a.shape for a in arrays))
-    return tuple(result(dev.broadcast_to(a._data, shape), dev) for a in arrays)
+    datas = [a._data for a in arrays]
+    shape: Any = _broadcasting.broadcast_shapes("broadcast_shapes", *map(dev.shape, datas))
+    return tuple([result(dev.broadcast_to(d, shape), dev) for d in datas])
 
 
 def broadcast_shapes(*shapes: Shape) -> Shape:
@@ -96,30 +97,42 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
     Array
     """
     dev = common_device("concat", arrays)
-    if axis is not None:
-        shapes = [a.shape for a in arrays]
-        ndim = len(shapes[0])
-        if ndim == 0:
-            raise ValueError(
-                f"concat: 0-d arrays have no axis to join along (axis={axis}); use "
-                "axis=None, or stack them."
-            )
-        k = axis % ndim if -ndim <= axis < ndim else 0
-        head, tail = shapes[0][:k], shapes[0][k + 1 :]
-        agree = None not in head and None not in tail
-        for s in shapes:  # one pass: the ranks, and whether the sizes off axis agree
-            if len(s) != ndim or not -ndim <= axis < ndim:
-                raise ValueError(
-                    "concat: arrays must have one rank and axis must be one of its axes, "
-                    f"got axis={axis} and shapes " + ", ".join(str(s) for s in shapes) + "."
-                )
-            if agree and (s[:k] != head or s[k + 1 :] != tail):
-                agree = False
-        if not agree:
-            _check_concat_sizes(shapes, axis, ndim)
     if axis is None:  # flattened by the device's reshape (Dask's fails on empty chunks)
         return result(dev.ns.concat([dev.reshape(a._data, (-1,)) for a in arrays], axis=0), dev)
-    return result(dev.ns.concat([a._data for a in arrays], axis=axis), dev)
+    datas = [a._data for a in arrays]
+    shape = dev.shape
+    first = shape(datas[0])
+    ndim = len(first)
+    if type(axis) is int and -ndim <= axis < ndim:
+        for d in datas:
+            if shape(d) != first:
+                break
+        else:  # arrays of one shape, and an axis of theirs: every check passes
+            return result(dev.ns.concat(datas, axis=axis), dev)
+    _check_concat([shape(d) for d in datas], axis, ndim)
+    return result(dev.ns.concat(datas, axis=axis), dev)
+
+
+def _check_concat(shapes: list[tuple[int | None, ...]], axis: int, ndim: int) -> None:
+    """One rank, ``axis`` one of its axes, and equal sizes off ``axis``."""
+    if ndim == 0:
+        raise ValueError(
+            f"concat: 0-d arrays have no axis to join along (axis={axis}); use "
+            "axis=None, or stack them."
+        )
+    k = axis % ndim if -ndim <= axis < ndim else 0
+    head, tail = shapes[0][:k], shapes[0][k + 1 :]
+    agree = None not in head and None not in tail
+    for s in shapes:  # one pass: the ranks, and whether the sizes off axis agree
+        if len(s) != ndim or not -ndim <= axis < ndim:
+            raise ValueError(
+                "concat: arrays must have one rank and axis must be one of its axes, "
+                f"got axis={axis} and shapes " + ", ".join(str(s) for s in shapes) + "."
+            )
+        if agree and (s[:k] != head or s[k + 1 :] != tail):
+            agree = False
+    if not agree:
+        _check_concat_sizes(shapes, axis, ndim)
 
 
 def _check_concat_sizes(shapes: list[tuple[int | None, ...]], axis: int, ndim: int) -> None:
@@ -160,7 +173,8 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     Array
     """
     dev = common_device("stack", arrays)
-    shapes = [a.shape for a in arrays]
+    datas = [a._data for a in arrays]
+    shapes = list(map(dev.shape, datas))
     ndim = len(shapes[0])
     # one shape without unknown sizes passes every check below at once
     uniform = None not in shapes[0] and shapes.count(shapes[0]) == len(shapes)
@@ -177,7 +191,7 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
                 "computed against a known one, which cannot be checked before computing."
             )
     axis = normalize_axis("stack", axis, ndim + 1)
-    return result(dev.function("stack")([a._data for a in arrays], axis=axis), dev)
+    return result(dev.function("stack")(datas, axis=axis), dev)
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
@@ -322,11 +336,14 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     -------
     Array
     """
-    x = expect_array("repeat", x)
+    if type(x) is not Array:
+        expect_array("repeat", x)
     if axis is not None:
-        axis = normalize_axis("repeat", axis, x.ndim)
-    n = x.size if axis is None else x.shape[axis]
-    if type(repeats) is Array:
+        axis = normalize_axis("repeat", axis, x._ndim)
+    if type(repeats) is int and repeats >= 0:
+        pass  # one count for every element: nothing more to check
+    elif type(repeats) is Array:
+        n = x.size if axis is None else x.shape[axis]
         common_device("repeat", (x, repeats))
         if repeats.dtype.kind not in "iu" or repeats.ndim > 1:
             raise ValueError(

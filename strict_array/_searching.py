@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import _policy as policy
 from ._array import (
     Array,
@@ -146,30 +148,37 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
     RankPromotionError
         Arrays of different ranks (mode ``"raise"``).
     """
-    condition = expect_array("where", condition, "condition")
-    if condition.dtype.kind != "b":
+    if type(condition) is not Array:
+        expect_array("where", condition, "condition")
+    dev = condition._device
+    c = condition._data
+    if dev.dtype(c).kind != "b":
         raise TypeError(
             f"where: condition must be a boolean strict_array.Array, got dtype {condition.dtype}."
         )
-    if type(x1) is not Array and type(x2) is not Array:
+    arrays1, arrays2 = type(x1) is Array, type(x2) is Array
+    if not arrays1 and not arrays2:
         raise TypeError(
             "where: at least one of x1 and x2 must be a strict_array.Array (the other may "
             f"be a Python scalar), got {type(x1).__name__} and {type(x2).__name__}."
         )
-    dev = condition._device
-    if (type(x1) is not Array or x1._device is dev) and (
-        type(x2) is not Array or x2._device is dev
-    ):
+    a1: Any = x1  # (an Array where arrays1 says so)
+    a2: Any = x2
+    if (not arrays1 or a1._device is dev) and (not arrays2 or a2._device is dev):
         # the arrays on one device (what operands_on_one_device gives then): the rank
         # rule, then the scalars
-        c = condition._data
-        shapes = [dev.shape(c)]
-        for v in (x1, x2):
-            if type(v) is Array:
-                shapes.append(dev.shape(v._data))
-        policy.operands("where", *shapes)
-        first = x1._data if type(x1) is Array else as_scalar("where (x1)", x1, ARRAY_OR_SCALAR)
-        second = x2._data if type(x2) is Array else as_scalar("where (x2)", x2, ARRAY_OR_SCALAR)
+        shape = dev.shape
+        if arrays1 and arrays2:
+            first, second = a1._data, a2._data
+            policy.operands("where", shape(c), shape(first), shape(second))
+        elif arrays1:
+            first = a1._data
+            policy.operands("where", shape(c), shape(first))
+            second = as_scalar("where (x2)", x2, ARRAY_OR_SCALAR)
+        else:
+            second = a2._data
+            policy.operands("where", shape(c), shape(second))
+            first = as_scalar("where (x1)", x1, ARRAY_OR_SCALAR)
         return result(dev.function("where")(c, first, second), dev)
     # arrays on several devices: a 0-d host array among them acts as a scalar
     arrays = [condition] + [a for a in (x1, x2) if type(a) is Array]

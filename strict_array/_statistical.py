@@ -213,6 +213,12 @@ def diff(
 
     ``prepend``/``append`` must have ``x``'s rank (and shape off ``axis``).
     """
+    if type(x) is Array and prepend is None and append is None:
+        # the common case, each check of the general path passing at once
+        ndim = x._ndim
+        if ndim and type(axis) is int and -ndim <= axis < ndim and type(n) is int and n >= 0:
+            dev = x._device
+            return result(dev.ns.diff(x._data, axis=axis % ndim, n=n), dev)
     arrays = [x] + [a for a in (prepend, append) if a is not None]
     dev = common_device("diff", arrays)
     if x.ndim == 0:

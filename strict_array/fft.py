@@ -17,21 +17,40 @@ __all__ = [
 Norm = Literal["backward", "ortho", "forward"]
 
 
-def _call(op: str, x: Array, **kwargs: Any) -> Array:
+# The transforms pass their arguments on by position to one of these (not as
+# ``**kwargs``, whose dictionary costs more than the rest of the wrapper) and the
+# backend's function takes them by keyword.
+def _transform(op: str, x: Array, n: int | None, axis: int, norm: Norm) -> Array:
     if type(x) is not Array:  # (the name is formatted for the error alone)
         expect_array(f"fft.{op}", x)
     dev = x._device
-    return result(getattr(dev.ns.fft, op)(x._data, **kwargs), dev)
+    return result(getattr(dev.ns.fft, op)(x._data, n=n, axis=axis, norm=norm), dev)
+
+
+def _transform_n(
+    op: str, x: Array, s: Sequence[int] | None, axes: Sequence[int] | None, norm: Norm
+) -> Array:
+    if type(x) is not Array:
+        expect_array(f"fft.{op}", x)
+    dev = x._device
+    return result(getattr(dev.ns.fft, op)(x._data, s=s, axes=axes, norm=norm), dev)
+
+
+def _shift(op: str, x: Array, axes: int | Sequence[int] | None) -> Array:
+    if type(x) is not Array:
+        expect_array(f"fft.{op}", x)
+    dev = x._device
+    return result(getattr(dev.ns.fft, op)(x._data, axes=axes), dev)
 
 
 def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """One-dimensional discrete Fourier transform along ``axis``."""
-    return _call("fft", x, n=n, axis=axis, norm=norm)
+    return _transform("fft", x, n, axis, norm)
 
 
 def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """One-dimensional inverse discrete Fourier transform along ``axis``."""
-    return _call("ifft", x, n=n, axis=axis, norm=norm)
+    return _transform("ifft", x, n, axis, norm)
 
 
 def fftn(
@@ -39,7 +58,7 @@ def fftn(
     norm: Norm = "backward",
 ) -> Array:  # fmt: skip
     """N-dimensional discrete Fourier transform over ``axes``."""
-    return _call("fftn", x, s=s, axes=axes, norm=norm)
+    return _transform_n("fftn", x, s, axes, norm)
 
 
 def ifftn(
@@ -47,17 +66,17 @@ def ifftn(
     norm: Norm = "backward",
 ) -> Array:  # fmt: skip
     """N-dimensional inverse discrete Fourier transform over ``axes``."""
-    return _call("ifftn", x, s=s, axes=axes, norm=norm)
+    return _transform_n("ifftn", x, s, axes, norm)
 
 
 def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Discrete Fourier transform of real input (non-negative frequencies)."""
-    return _call("rfft", x, n=n, axis=axis, norm=norm)
+    return _transform("rfft", x, n, axis, norm)
 
 
 def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Inverse of :func:`rfft` (real output of length ``n``)."""
-    return _call("irfft", x, n=n, axis=axis, norm=norm)
+    return _transform("irfft", x, n, axis, norm)
 
 
 def rfftn(
@@ -65,7 +84,7 @@ def rfftn(
     norm: Norm = "backward",
 ) -> Array:  # fmt: skip
     """N-dimensional discrete Fourier transform of real input."""
-    return _call("rfftn", x, s=s, axes=axes, norm=norm)
+    return _transform_n("rfftn", x, s, axes, norm)
 
 
 def irfftn(
@@ -73,17 +92,17 @@ def irfftn(
     norm: Norm = "backward",
 ) -> Array:  # fmt: skip
     """Inverse of :func:`rfftn`."""
-    return _call("irfftn", x, s=s, axes=axes, norm=norm)
+    return _transform_n("irfftn", x, s, axes, norm)
 
 
 def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Discrete Fourier transform of a Hermitian-symmetric signal (real output)."""
-    return _call("hfft", x, n=n, axis=axis, norm=norm)
+    return _transform("hfft", x, n, axis, norm)
 
 
 def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Inverse of :func:`hfft`."""
-    return _call("ihfft", x, n=n, axis=axis, norm=norm)
+    return _transform("ihfft", x, n, axis, norm)
 
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
@@ -100,12 +119,12 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None
 
 def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Shift the zero-frequency term to the centre along ``axes``."""
-    return _call("fftshift", x, axes=axes)
+    return _shift("fftshift", x, axes)
 
 
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Inverse of :func:`fftshift`."""
-    return _call("ifftshift", x, axes=axes)
+    return _shift("ifftshift", x, axes)
 
 
 def __getattr__(name: str) -> Any:

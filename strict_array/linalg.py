@@ -6,7 +6,7 @@ Functions that take two stacks of matrices (``solve``, ``cross``, ``matmul``,
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -15,6 +15,9 @@ from ._array import Array, common_device, expect_array, result
 from ._broadcasting import normalize_axes, normalize_axis
 from ._dtypes import as_dtype
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
+
+if TYPE_CHECKING:
+    from ._backends import Device
 
 __all__ = [
     "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
@@ -50,10 +53,6 @@ class SVDResult(NamedTuple):
     Vh: Array
 
 
-_RESULTS = {"eig": EigResult, "eigh": EighResult, "qr": QRResult, "slogdet": SlogdetResult,
-            "svd": SVDResult}  # fmt: skip
-
-
 #: functions of square matrices (the last two axes)
 _SQUARE = {"cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_power",
            "slogdet", "solve"}  # fmt: skip
@@ -76,22 +75,21 @@ def _matrices(op: str, x: Array) -> None:
         )
 
 
-def _call(op: str, x: Array, *args: Any, **kwargs: Any) -> Any:
-    """A one-array function: checked, called, its result wrapped (tuples as named tuples)."""
+def _checked(op: str, x: Array) -> Device:
+    """The device of ``x``, a stack of matrices (square ones for ``_SQUARE``).
+
+    Each function calls its backend function itself and wraps each result: a generic
+    call (``**kwargs``, a lookup by name, a loop over results) costs a microsecond.
+    """
     if type(x) is not Array:
         expect_array(f"linalg.{op}", x)
-    dev = x._device
-    if op != "vector_norm":  # _matrices' conditions, which it raises for
-        if x._ndim < 2:
+    if x._ndim < 2:  # _matrices' conditions, which it raises for
+        _matrices(op, x)
+    if op in _SQUARE:
+        m, n = x._device.shape(x._data)[-2:]
+        if m != n or m is None:
             _matrices(op, x)
-        if op in _SQUARE:
-            m, n = dev.shape(x._data)[-2:]
-            if m != n or m is None:
-                _matrices(op, x)
-    value = getattr(dev.ns.linalg, op)(x._data, *args, **kwargs)
-    if op in _RESULTS:
-        return _RESULTS[op](*[result(v, dev) for v in value])
-    return result(value, dev)
+    return x._device
 
 
 def _rtol(rtol: Any) -> Any:
@@ -100,14 +98,17 @@ def _rtol(rtol: Any) -> Any:
 
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """Cholesky factor of each Hermitian positive-definite matrix (lower unless ``upper``)."""
-    return _call("cholesky", x, upper=upper)
+    dev = _checked("cholesky", x)
+    return result(dev.ns.linalg.cholesky(x._data, upper=upper), dev)
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Cross product of 3-vectors along ``axis``; ``x1`` and ``x2`` need equal ranks."""
     dev = common_device("linalg.cross", (x1, x2))
-    policy.operands("linalg.cross", x1.shape, x2.shape)
-    for name, s in (("x1", x1.shape), ("x2", x2.shape)):
+    shape1, shape2 = dev.shape(x1._data), dev.shape(x2._data)  # (each read once)
+    policy.operands("linalg.cross", shape1, shape2)
+    # (x2 of x1's shape fails where x1 does, which is named first)
+    for name, s in (("x1", shape1), ("x2", shape2)) if shape2 != shape1 else (("x1", shape1),):
         size = s[normalize_axis("linalg.cross", axis, len(s))]
         if size != 3:
             raise ValueError(
@@ -120,54 +121,66 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 
 def det(x: Array, /) -> Array:
     """Determinant of each square matrix."""
-    return _call("det", x)
+    dev = _checked("det", x)
+    return result(dev.ns.linalg.det(x._data), dev)
 
 
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset``-th diagonal of each matrix (last two axes)."""
-    return _call("diagonal", x, offset=offset)
+    dev = _checked("diagonal", x)
+    return result(dev.ns.linalg.diagonal(x._data, offset=offset), dev)
 
 
 def eig(x: Array, /) -> EigResult:
     """Eigenvalues and right eigenvectors (complex) of each square matrix."""
-    return _call("eig", x)
+    dev = _checked("eig", x)
+    w, v = dev.ns.linalg.eig(x._data)
+    return EigResult(result(w, dev), result(v, dev))
 
 
 def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (ascending) and eigenvectors of each Hermitian matrix."""
-    return _call("eigh", x)
+    dev = _checked("eigh", x)
+    w, v = dev.ns.linalg.eigh(x._data)
+    return EighResult(result(w, dev), result(v, dev))
 
 
 def eigvals(x: Array, /) -> Array:
     """Eigenvalues (complex) of each square matrix."""
-    return _call("eigvals", x)
+    dev = _checked("eigvals", x)
+    return result(dev.ns.linalg.eigvals(x._data), dev)
 
 
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues (ascending) of each Hermitian matrix."""
-    return _call("eigvalsh", x)
+    dev = _checked("eigvalsh", x)
+    return result(dev.ns.linalg.eigvalsh(x._data), dev)
 
 
 def inv(x: Array, /) -> Array:
     """Inverse of each square matrix."""
-    return _call("inv", x)
+    dev = _checked("inv", x)
+    return result(dev.ns.linalg.inv(x._data), dev)
 
 
 def matrix_norm(
     x: Array, /, *, keepdims: bool = False, ord: int | float | Literal["fro", "nuc"] | None = "fro"
 ) -> Array:
     """Matrix norm of each matrix (``ord``: ``"fro"``, ``"nuc"``, 1, 2, inf, ...)."""
-    return _call("matrix_norm", x, keepdims=keepdims, ord=ord)
+    dev = _checked("matrix_norm", x)
+    return result(dev.ns.linalg.matrix_norm(x._data, keepdims=keepdims, ord=ord), dev)
 
 
 def matrix_power(x: Array, n: int, /) -> Array:
     """``n``-th power of each square matrix (negative ``n`` inverts)."""
-    return _call("matrix_power", x, n)
+    dev = _checked("matrix_power", x)
+    return result(dev.ns.linalg.matrix_power(x._data, n), dev)
 
 
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Rank of each matrix (singular values above ``rtol`` times the largest)."""
-    return _call("matrix_rank", x, rtol=_rtol(rtol))
+    dev = _checked("matrix_rank", x)
+    return result(dev.ns.linalg.matrix_rank(x._data, rtol=_rtol(rtol)), dev)
 
 
 def outer(x1: Array, x2: Array, /) -> Array:
@@ -185,17 +198,24 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     x = expect_array("linalg.pinv", x)
     if x.dtype.kind in "biu":  # the backends' default rtol reads finfo(x.dtype), which
         x = result(x._device.ns.astype(x._data, np.float64), x._device)  # ints lack
-    return _call("pinv", x, rtol=_rtol(rtol))
+    dev = _checked("pinv", x)
+    return result(dev.ns.linalg.pinv(x._data, rtol=_rtol(rtol)), dev)
 
 
 def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """QR decomposition ``(Q, R)`` of each matrix."""
-    return _call("qr", x, mode=mode)
+    dev = _checked("qr", x)
+    if mode != "reduced" and mode != "complete":  # (NumPy's "r" and "raw" give no (Q, R))
+        raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {mode!r}.")
+    q, r = dev.ns.linalg.qr(x._data, mode=mode)
+    return QRResult(result(q, dev), result(r, dev))
 
 
 def slogdet(x: Array, /) -> SlogdetResult:
     """Sign and natural log of the absolute determinant of each square matrix."""
-    return _call("slogdet", x)
+    dev = _checked("slogdet", x)
+    sign, logabsdet = dev.ns.linalg.slogdet(x._data)
+    return SlogdetResult(result(sign, dev), result(logabsdet, dev))
 
 
 def solve(x1: Array, x2: Array, /) -> Array:
@@ -204,14 +224,15 @@ def solve(x1: Array, x2: Array, /) -> Array:
     Stacks of different ranks are rank promotion (the mode decides).
     """
     dev = common_device("linalg.solve", (x1, x2))
-    if x2.ndim >= 2:
-        policy.stacks("linalg.solve", x1.shape, x2.shape)
-    _matrices("solve", x1)
-    m, rows = x1.shape[-1], x2.shape[0 if x2.ndim == 1 else -2]
+    shape1, shape2 = dev.shape(x1._data), dev.shape(x2._data)  # (each read once)
+    if x2._ndim >= 2:
+        policy.stacks("linalg.solve", shape1, shape2)
+    _checked("solve", x1)
+    m, rows = shape1[-1], shape2[0 if x2._ndim == 1 else -2]
     if m != rows:
         raise ValueError(
-            f"linalg.solve: x1 of shape {x1.shape} holds {m}x{m} matrices but x2 of shape "
-            f"{x2.shape} has {rows} rows"
+            f"linalg.solve: x1 of shape {shape1} holds {m}x{m} matrices but x2 of shape "
+            f"{shape2} has {rows} rows"
             + (" (a size unknown until computed cannot be checked)" if None in (m, rows) else "")
             + "."
         )
@@ -220,17 +241,22 @@ def solve(x1: Array, x2: Array, /) -> Array:
 
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition ``(U, S, Vh)`` of each matrix."""
-    return _call("svd", x, full_matrices=full_matrices)
+    dev = _checked("svd", x)
+    u, s, vh = dev.ns.linalg.svd(x._data, full_matrices=full_matrices)
+    return SVDResult(result(u, dev), result(s, dev), result(vh, dev))
 
 
 def svdvals(x: Array, /) -> Array:
     """Singular values (descending) of each matrix."""
-    return _call("svdvals", x)
+    dev = _checked("svdvals", x)
+    return result(dev.ns.linalg.svdvals(x._data), dev)
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     """Sum of the ``offset``-th diagonal of each matrix."""
-    return _call("trace", x, offset=offset, dtype=as_dtype(dtype, "linalg.trace"))
+    dtype = as_dtype(dtype, "linalg.trace")  # (checked first, as it always was)
+    dev = _checked("trace", x)
+    return result(dev.ns.linalg.trace(x._data, offset=offset, dtype=dtype), dev)
 
 
 def vector_norm(
@@ -242,10 +268,12 @@ def vector_norm(
     ord: int | float = 2,
 ) -> Array:
     """Vector ``ord``-norm along ``axis`` (all axes by default)."""
-    x = expect_array("linalg.vector_norm", x)
+    if type(x) is not Array:
+        expect_array("linalg.vector_norm", x)
     if axis is not None:  # axes checked here, before any backend (which raise differently)
-        normalize_axes("linalg.vector_norm", axis, x.ndim)
-    return _call("vector_norm", x, axis=axis, keepdims=keepdims, ord=ord)
+        normalize_axes("linalg.vector_norm", axis, x._ndim)
+    dev = x._device
+    return result(dev.ns.linalg.vector_norm(x._data, axis=axis, keepdims=keepdims, ord=ord), dev)
 
 
 def __getattr__(name: str) -> Any:

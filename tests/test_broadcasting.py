@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -389,3 +390,66 @@ def test_matmul_batch_ranks(device):
         xp.vecdot(a, on(device, np.ones(4)))
     with pytest.raises(RankPromotionError, match="solve"):
         xp.linalg.solve(on(device, np.eye(3)[None]), on(device, np.ones((3, 2))))
+
+
+# --- remembered plans: every call still checked and decided ----------------------------
+def test_remembered_plans_raise_every_invalid_call(device):
+    """A plan is kept only for valid arguments in normal form: an invalid spelling that
+    equals a kept key (``True == 1``) still raises, at every call."""
+    x, v = on(device, np.ones((2, 3))), on(device, np.arange(3.0))
+    expected = np.ones((2, 3)) + np.arange(3.0)
+    for _ in range(2):
+        np.testing.assert_array_equal(to_numpy(xp.add(x, v, broadcast_dimensions=(1,))), expected)
+        for bad in ((True,), (np.True_,)):
+            with pytest.raises(TypeError, match="never booleans"):
+                xp.add(x, v, broadcast_dimensions=bad)
+        with pytest.raises(ValueError, match="outside"):
+            xp.add(x, v, broadcast_dimensions=(2,))
+        for other in ([1], (np.int64(1),)):  # other valid spellings: planned each time
+            np.testing.assert_array_equal(
+                to_numpy(xp.add(x, v, broadcast_dimensions=other)), expected
+            )
+    m = on(device, np.ones((2, 1)))
+    for _ in range(2):
+        assert xp.broadcast_in_dim(v, (2, 3), (1,)).shape == (2, 3)
+        with pytest.raises(TypeError, match="never booleans"):
+            xp.broadcast_in_dim(v, (2, 3), (True,))
+        with pytest.raises(ValueError, match=r"size 3\) of shape \(3,\) to axis 0 \(size 2\)"):
+            xp.broadcast_in_dim(v, (2, 2), (0,))
+        assert xp.broadcast_in_dim(m, (2, 3), (0, 1)).shape == (2, 3)
+        assert xp.sum_to(x, (3,), broadcast_dimensions=(1,)).shape == (3,)
+        with pytest.raises(TypeError, match="never booleans"):
+            xp.sum_to(x, (3,), broadcast_dimensions=(True,))
+
+
+def test_remembered_plans_leave_every_promotion_to_the_policy(device):
+    """The shape rules' plan is kept; the policy's decision is taken at every call."""
+    x, v = on(device, np.ones((2, 3))), on(device, np.arange(3.0))
+    with xp.audit() as report:
+        for _ in range(3):
+            _ = x - v
+            _ = xp.sum_to(x, (3,))
+    assert report.total == 6
+    for _ in range(2):
+        with pytest.raises(RankPromotionError):
+            _ = x - v
+        with pytest.raises(RankPromotionError):
+            xp.sum_to(x, (3,))
+    with xp.rank_promotion("warn"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            _ = x - v
+    assert [w.category for w in caught] == [xp.RankPromotionWarning] * 3
+
+
+def test_remembered_plans_are_bounded(monkeypatch):
+    from strict_array import _broadcasting
+
+    monkeypatch.setattr(_broadcasting, "_MAX_PLANS", 4)
+    plans = _broadcasting.binary_plan.plans
+    for n in range(1, 12):
+        x = xp.ones((2, n))
+        _ = xp.add(x, xp.ones(n), broadcast_dimensions=(1,))
+        assert len(plans) <= 4
+    a, b = xp.ones((2, 11)), xp.ones(11)  # a kept plan gives the same result as a new one
+    np.testing.assert_array_equal(to_numpy(xp.add(a, b, broadcast_dimensions=(1,))), 2.0)

@@ -52,6 +52,31 @@ def test_einsum_ellipsis_follows_the_rank_rule(device):
         assert xp.einsum("...ij,...jk->...ik", stack, matrix).shape == (2, 3, 5)
 
 
+@pytest.mark.parametrize(
+    "subscripts, shapes",
+    [("ii", [(3, 3)]), ("ij->ji", [(2, 3)]), ("i,i", [(4,), (4,)]), ("i j, j ->i", [(2, 3), (3,)]),
+     ("...i,...i->...", [(2, 3), (2, 3)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)])],
+)  # fmt: skip
+def test_einsum_is_numpys(device, subscripts, shapes):
+    arrays = [RNG.standard_normal(s) for s in shapes]
+    for _ in range(2):  # the subscripts parsed once, the operands checked every time
+        got = xp.einsum(subscripts, *(on(device, a) for a in arrays))
+        np.testing.assert_allclose(to_numpy(got), np.einsum(subscripts, *arrays))
+
+
+def test_einsum_checks_every_call(device):
+    vector, matrix = on(device, np.ones(3)), on(device, np.ones((3, 3)))
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"'\.\.\.ij' names 2 axes but the operand has"):
+            xp.einsum("...ij->...", vector)
+        with pytest.raises(ValueError, match="names 2 operands but 1 were given"):
+            xp.einsum("ij,jk->ik", matrix)
+        with pytest.raises(ValueError, match="'jk' names 2 axes"):
+            xp.einsum("ij,jk->ik", matrix, vector)
+        with pytest.raises(TypeError, match="subscripts must be a string"):
+            xp.einsum(b"ij", matrix)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "wrap", "symmetric"])
 def test_pad(device, mode):
     a = np.arange(12.0).reshape(3, 4)

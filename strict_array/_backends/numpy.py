@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,6 +30,7 @@ class NumPyDevice(Device):
         )
         ns.tensordot = tensordot
         vars(ns).update(DIRECT)
+        _use_own(ns, NUMPY_OWN)
         return ns
 
     def _reshape_function(self) -> Callable[[Any, tuple[int, ...]], Any]:
@@ -39,6 +42,11 @@ class NumPyDevice(Device):
     #: NumPy's own function, not a method around it: every reduction to a scalar
     #: (``sum(x)``, ``linalg.det``) passes here
     coerce = staticmethod(np.asarray)  # type: ignore[assignment]
+
+    #: the attributes themselves, read in C (an ndarray's shape is a tuple of ints
+    #: already, its dtype one of NumPy's): every check of shapes and dtypes reads them
+    shape = staticmethod(operator.attrgetter("shape"))  # type: ignore[assignment]
+    dtype = staticmethod(operator.attrgetter("dtype"))  # type: ignore[assignment]
 
     def from_numpy(self, arr: np.ndarray, chunks: Any = None) -> np.ndarray:
         return arr
@@ -65,7 +73,35 @@ class NumPyDevice(Device):
         return self.binaries[name](data, other, out=data, casting="no")  # type: ignore[call-arg]
 
     def broadcast_to(self, data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        return np.broadcast_to(data, shape)  # a read-only view
+        """``np.broadcast_to``'s read-only view, made by ``ndarray``'s constructor.
+
+        The view has the data's strides on its mapped axes and 0 on new and
+        stretched ones, over the data's own memory: NumPy's function finds those
+        strides through ``nditer`` in about a microsecond. Only C-contiguous data
+        (whose buffer is exactly its memory) takes this path; any other layout,
+        and every error, is NumPy's own function's.
+        """
+        sizes = data.shape
+        if sizes == shape and 1 not in sizes:  # nothing to stretch: a read-only view
+            view = data.view()
+        else:
+            lead = len(shape) - len(sizes)
+            if lead < 0 or not data.flags.c_contiguous:
+                return np.broadcast_to(data, shape)
+            strides = [0] * lead
+            for size, target, stride in zip(sizes, shape[lead:], data.strides):
+                if size == 1:  # (a size-1 axis has stride 0 there too, stretched or not)
+                    strides.append(0)
+                elif size == target:
+                    strides.append(stride)
+                else:
+                    return np.broadcast_to(data, shape)  # (its error)
+            try:
+                view = np.ndarray(shape, data.dtype, data, 0, strides)
+            except (TypeError, ValueError):  # e.g. a negative size: NumPy's own error
+                return np.broadcast_to(data, shape)
+        view.setflags(write=False)
+        return view
 
 
 def _std(
@@ -121,6 +157,144 @@ DIRECT: dict[str, Callable[..., Any]] = {
     # check that strict_array's own makes first)
     "matrix_transpose": lambda x: np.ndarray.swapaxes(x, -1, -2),
 }  # fmt: skip
+
+
+# --- NumPy's own linalg, fft, unique_* and cumulative_* ------------------------------
+def _eig_always_complex() -> dict[str, Callable[..., Any]]:
+    """array_api_compat's ``eig`` and ``eigvals`` (complex results, where NumPy's own
+    are real when every eigenvalue is), with their imports of NumPy's helpers made once
+    rather than on every call (a microsecond of each call); none if those moved."""
+    try:
+        from numpy.linalg import _umath_linalg
+        from numpy.linalg._linalg import (  # type: ignore[attr-defined]
+            _assert_finite,
+            _assert_stacked_square,
+            _commonType,
+            _complexType,
+            _makearray,
+            _raise_linalgerror_eigenvalues_nonconvergence,
+            isComplexType,
+        )
+    except ImportError:  # pragma: no cover - array_api_compat's functions stay
+        return {}
+
+    def call(gufunc: Any, x: np.ndarray, of_real: str, of_complex: str) -> tuple[Any, Any, Any]:
+        a, wrap = _makearray(x)
+        _assert_stacked_square(a)
+        _assert_finite(a)
+        t, result_t = _commonType(a)
+        with np.errstate(
+            call=_raise_linalgerror_eigenvalues_nonconvergence, invalid="call", over="ignore",
+            divide="ignore", under="ignore",
+        ):  # fmt: skip
+            out = gufunc(a, signature=of_complex if isComplexType(t) else of_real)
+        return out, _complexType(result_t), wrap
+
+    def eig(x: np.ndarray, /) -> tuple[np.ndarray, np.ndarray]:
+        (w, v), result_t, wrap = call(_umath_linalg.eig, x, "d->DD", "D->DD")
+        return w.astype(result_t, copy=False), wrap(v.astype(result_t, copy=False))
+
+    def eigvals(x: np.ndarray, /) -> np.ndarray:
+        w, result_t, _ = call(_umath_linalg.eigvals, x, "d->D", "D->D")
+        return w.astype(result_t, copy=False)  # type: ignore[no-any-return]
+
+    return {"linalg.eig": eig, "linalg.eigvals": eigvals}
+
+
+def _unique_all(x: np.ndarray, /) -> tuple[np.ndarray, ...]:
+    values, indices, inverse, counts = np.unique(
+        x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False
+    )
+    return values, indices, inverse.reshape(x.shape), counts
+
+
+def _unique_counts(x: np.ndarray, /) -> tuple[np.ndarray, ...]:
+    return np.unique(x, return_counts=True, equal_nan=False)  # type: ignore[no-any-return]
+
+
+def _unique_inverse(x: np.ndarray, /) -> tuple[np.ndarray, ...]:
+    values, inverse = np.unique(x, return_inverse=True, equal_nan=False)
+    return values, inverse.reshape(x.shape)
+
+
+def _unique_values(x: np.ndarray, /) -> np.ndarray:
+    return np.unique(x, equal_nan=False)  # type: ignore[no-any-return]
+
+
+#: More of NumPy's own callables in place of array_api_compat's, by dotted name
+#: (``"linalg.solve"`` replaces it in a copy of ``ns.linalg``), each the same
+#: computation, checked for every dtype by tests/test_numpy_own.py: compat's fft
+#: functions cast float32 and complex64 results back from complex128, which NumPy >= 2
+#: no longer gives; its eigh, qr, slogdet, svd, svdvals, matrix_norm and cross call
+#: these very functions (and re-wrap their named tuples), and its solve is NumPy 2's;
+#: its matrix_rank, unique_* and cumulative_* call the same NumPy functions after
+#: ``inspect.signature`` or ``array_namespace`` on every call (microseconds; NumPy's
+#: own unique_* are not used: their order may change in any release, NumPy says).
+#: Where they differ, NumPy's is right: matrix_rank of a matrix whose largest singular
+#: value times its size overflows is not 0 (compat's tolerance is inf), and of an
+#: empty matrix NumPy >= 2.3's is 0 (compat's raises); the DASK device computes each
+#: matrix with these too.
+NUMPY_OWN: dict[str, Callable[..., Any]] = {
+    "unique_all": _unique_all, "unique_counts": _unique_counts,
+    "unique_inverse": _unique_inverse, "unique_values": _unique_values,
+    **({"cumulative_sum": np.cumulative_sum, "cumulative_prod": np.cumulative_prod}
+       if hasattr(np, "cumulative_sum") else {}),  # (NumPy >= 2.1)
+    **{f"fft.{name}": getattr(np.fft, name) for name in (
+        "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
+        "fftshift", "ifftshift")},
+    **{f"linalg.{name}": getattr(np.linalg, name) for name in (
+        "eigh", "qr", "slogdet", "svd", "svdvals", "matrix_norm", "matrix_rank", "solve")},
+    "linalg.cross": np.cross,
+    **_eig_always_complex(),
+}  # fmt: skip
+
+# --- the functions of explicit broadcasting, einsum and meshgrid (their own block) ---
+#: ``np.einsum`` calls this C function at once when ``optimize`` is False, its default,
+#: and strict_array passes nothing but the subscripts and NumPy arrays; NumPy's Python
+#: function adds only its ``__array_function__`` dispatch (half a microsecond)
+DIRECT["einsum"] = getattr(importlib.import_module("numpy._core.multiarray"), "c_einsum", np.einsum)
+
+
+def _meshgrid(*arrays: np.ndarray, indexing: str = "xy") -> tuple[np.ndarray, ...]:
+    """``np.meshgrid`` of 1-D arrays: each grid a new C-ordered array, filled by one
+    broadcasting assignment (NumPy's own broadcasts every input through
+    ``np.broadcast_arrays`` and then copies each, several microseconds)."""
+    if indexing not in ("xy", "ij") or any(a.ndim != 1 for a in arrays):  # (its errors)
+        return tuple(np.meshgrid(*arrays, indexing=indexing))  # type: ignore[call-overload]
+    n = len(arrays)
+    axes = list(range(n))
+    if indexing == "xy" and n > 1:  # the first two inputs vary along axes 1 and 0
+        axes[0], axes[1] = 1, 0
+    shape = [0] * n
+    for axis, a in zip(axes, arrays):
+        shape[axis] = a.shape[0]
+    grids = []
+    for axis, a in zip(axes, arrays):
+        grid = np.empty(shape, a.dtype)
+        grid[...] = a.reshape([-1 if i == axis else 1 for i in range(n)])
+        grids.append(grid)
+    return tuple(grids)
+
+
+DIRECT["meshgrid"] = _meshgrid
+
+
+def _use_own(ns: Any, table: dict[str, Callable[..., Any]]) -> None:
+    """Set ``table``'s functions on ``ns``, a dotted name on a copy of the submodule."""
+    import types
+
+    for dotted, fn in table.items():
+        *path, name = dotted.split(".")
+        target = ns
+        for part in path:
+            sub = getattr(target, part)
+            if not isinstance(sub, types.SimpleNamespace):  # never compat's own module
+                sub = types.SimpleNamespace(
+                    **{k: v for k, v in vars(sub).items() if not k.startswith("__")}
+                )
+                setattr(target, part, sub)
+            target = sub
+        setattr(target, name, fn)
 
 
 def contracted_axes(axes: Any, ndim1: int, ndim2: int) -> tuple[list[int], list[int]]:

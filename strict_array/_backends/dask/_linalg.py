@@ -176,11 +176,12 @@ PER_MATRIX = {
 
 def per_matrix(name: str) -> Any:
     """A lazy per-matrix linalg function: batch axes stay chunked, matrix axes are
-    gathered into one chunk, and NumPy (through array_api_compat) does each block."""
-    import array_api_compat.numpy as cnp
+    gathered into one chunk, and the host device's function (NumPy's, as ``CPU``
+    computes it) does each block."""
+    from .. import host_device
 
     signature, out_dtypes = PER_MATRIX[name]
-    kernel = getattr(cnp.linalg, name)
+    kernel = getattr(host_device().ns.linalg, name)
 
     def apply(x: da.Array, *args: Any, **kwargs: Any) -> Any:
         dtypes = [f(x.dtype) for f in out_dtypes]
