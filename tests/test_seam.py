@@ -153,3 +153,24 @@ def test_no_import_cycle_inside_the_package():
     graph = import_graph(PACKAGE)
     assert "strict_array._backends" in graph["strict_array._array"]  # the graph is read
     assert cycles(graph) == []
+
+
+def test_dask_as_the_default_device_loads_with_the_host():
+    """With ``STRICT_ARRAY_DEVICE=dask`` the first array loads ``DASK`` before the host,
+    and loading ``DASK`` loads the host (its per-matrix linalg kernels): the registry's
+    lock is re-entrant, so this completes (it deadlocked with a plain lock)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import strict_array as xp\n"
+        "x = xp.ones((2, 2))\n"
+        "print(x.device, round(float(xp.linalg.det(x + xp.eye(2, device=x.device))), 9))\n"
+    )
+    env = {**os.environ, "STRICT_ARRAY_DEVICE": "dask"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["strict_array.DASK", "3.0"]

@@ -275,7 +275,9 @@ class _Backend:
 
 
 _BACKENDS: dict[str, _Backend] = {}
-_LOADING = threading.Lock()
+#: (re-entrant: a backend may load another while it loads, e.g. DASK the host, whose
+#: linalg functions compute its per-matrix blocks)
+_LOADING = threading.RLock()
 
 
 def register(
