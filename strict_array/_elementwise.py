@@ -353,10 +353,7 @@ def make_binary(op: str) -> Callable[..., Array]:
                 b: Any = x2._data
                 if x2._device is not dev or x1._ndim != x2._ndim:
                     return apply_binary(op, x1, x2)
-                dt = a.dtype  # (one dtype: one check)
-                if checked and (
-                    id(dt) not in accepted or (b.dtype is not dt and id(b.dtype) not in accepted)
-                ):
+                if checked and (id(a.dtype) not in accepted or id(b.dtype) not in accepted):
                     return apply_binary(op, x1, x2)
             elif type(x2) is float or type(x2) is int:
                 if checked and id(a.dtype) not in accepted:
@@ -400,10 +397,7 @@ def forward_operator(op: str) -> Callable[[Array, Any], Array]:
             b: Any = other._data
             if other._device is not dev or self._ndim != other._ndim:
                 return apply_binary(op, self, other)
-            dt = a.dtype  # (one dtype: one check)
-            if checked and (
-                id(dt) not in accepted or (b.dtype is not dt and id(b.dtype) not in accepted)
-            ):
+            if checked and (id(a.dtype) not in accepted or id(b.dtype) not in accepted):
                 return apply_binary(op, self, other)
         elif type(other) is float or type(other) is int:
             if checked and id(a.dtype) not in accepted:
