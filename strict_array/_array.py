@@ -24,7 +24,7 @@ from ._typing import PY_SCALARS, DeviceLike, Scalar
 
 __all__ = [
     "Array", "as_scalar", "common_device", "expect_array", "mutation_lock",
-    "operands_on_one_device", "result", "store", "track_view",
+    "operands_on_one_device", "own_lock", "result", "store", "track_view",
 ]  # fmt: skip
 
 
@@ -401,7 +401,13 @@ def _root(x: Array) -> Array:
 
 def mutation_lock(x: Array) -> threading.RLock:
     """The lock every write to ``x`` (or to an array ``x`` is a view of) holds."""
-    return _MUTATION_LOCKS[id(_root(x)) >> 4 & 63]
+    return own_lock(_root(x))
+
+
+def own_lock(x: Array) -> threading.RLock:
+    """:func:`mutation_lock` of an array that is its own root: every array on a device
+    with views (no view links kept), where the writes' fast paths call this directly."""
+    return _MUTATION_LOCKS[id(x) >> 4 & 63]
 
 
 # NumPy's basic indexing gives views: a write through v = x[0] is seen in x, and a

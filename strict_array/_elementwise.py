@@ -18,12 +18,12 @@ import numpy as np
 
 from . import _policy as policy
 from ._array import (
-    _MUTATION_LOCKS,
     Array,
     _object_new,
     as_scalar,
     mutation_lock,
     operands_on_one_device,
+    own_lock,
     result,
     store,
 )
@@ -264,8 +264,7 @@ def inplace_operator(
                 b = other
                 same = type(other) is float or type(other) is int
             if same and (not checked or id(a.dtype) in accepted):
-                # (mutation_lock's lock: on a device with views no array has a _base)
-                with _MUTATION_LOCKS[id(self) >> 4 & 63]:
+                with own_lock(self):  # (a device with views)
                     try:  # (the device refuses a result of another dtype or shape)
                         self._data = dev.update(op, a, b)
                         return self

@@ -16,12 +16,12 @@ import numpy as np
 
 from . import _policy as policy
 from ._array import (
-    _MUTATION_LOCKS,
     Array,
     _object_new,
     as_scalar,
     common_device,
     mutation_lock,
+    own_lock,
     store,
     track_view,
 )
@@ -351,7 +351,7 @@ def _write_in_place(x: Array, key: Any, value: Any) -> bool:
         return False  # (the general path: bools, lossy kinds, other types)
     else:
         v = value  # (an int out of the dtype's bounds: NumPy's OverflowError, below)
-    with _MUTATION_LOCKS[id(x) >> 4 & 63]:  # (mutation_lock's: no _base on this device)
+    with own_lock(x):  # (a device with views)
         try:
             x._data = x._device.assign(x._data, key, v)
         except (IndexError, TypeError, ValueError, OverflowError):

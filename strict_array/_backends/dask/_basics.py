@@ -62,8 +62,10 @@ def bounded_broadcast_blocks(a: da.Array, b: da.Array, itemsize: int) -> tuple[d
     out = [max(max(ca, default=0), max(cb, default=0)) for ca, cb in zip(a.chunks, b.chunks)]
     elements = math.prod(out)
     largest = max(math.prod(max(c, default=0) for c in x.chunks) for x in (a, b))
+    if elements <= largest:  # no block grows: every operation but an expanding broadcast
+        return a, b
     limit = parse_bytes(dask.config.get("array.chunk-size"))
-    if elements * itemsize <= limit or elements <= largest:
+    if elements * itemsize <= limit:
         return a, b
     axis = max(range(len(out)), key=out.__getitem__)  # the longest blocks
     parts = -(-elements * itemsize // limit)
