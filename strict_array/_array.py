@@ -20,7 +20,7 @@ import numpy as np
 
 from ._backends import Device
 from ._errors import ARRAY, mixed_devices, refuse_operand
-from ._typing import PY_SCALARS, DeviceLike, Scalar
+from ._typing import DeviceLike, Scalar, is_scalar, python_scalar
 
 __all__ = [
     "Array", "as_scalar", "common_device", "expect_array", "mutation_lock",
@@ -376,10 +376,8 @@ def operands_on_one_device(op: str, arrays: Sequence[Array]) -> tuple[Device, li
 
 def as_scalar(op: str, value: object, accepts: str = ARRAY) -> Scalar:
     """A Python scalar argument; NumPy scalars become Python scalars (weak typing)."""
-    if type(value) in PY_SCALARS:
-        return value  # type: ignore[return-value]
-    if isinstance(value, np.generic) and type(value.item()) in PY_SCALARS:
-        return value.item()  # type: ignore[no-any-return]
+    if is_scalar(value):
+        return python_scalar(value)
     refuse_operand(op, value, accepts)
 
 

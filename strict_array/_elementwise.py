@@ -32,7 +32,7 @@ from ._broadcasting import broadcast_shapes, check_scalar_dimensions
 from ._dtypes import ACCEPTED_IDS as _ACCEPTED_IDS
 from ._dtypes import FUNCTION_CATEGORIES, check_category
 from ._errors import ARRAY, ARRAY_OR_SCALAR, refuse_operand
-from ._typing import PY_SCALARS, Scalar
+from ._typing import Scalar, is_scalar
 
 ArrayOrScalar = Array | Scalar
 
@@ -461,7 +461,7 @@ def _foreign(op: str, other: Any) -> bool:
     Python and NumPy scalars are ours; raw NumPy/Dask arrays are refused with
     the fix; anything else is foreign.
     """
-    if type(other) in PY_SCALARS or isinstance(other, np.generic):
+    if is_scalar(other):
         return False
     if device_of_native(other) is not None:
         refuse_operand(op, other)

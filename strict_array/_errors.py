@@ -10,7 +10,7 @@ from typing import NoReturn
 import numpy as np
 
 from ._backends import Device, device_of_native
-from ._typing import PY_SCALARS
+from ._typing import is_scalar
 
 __all__ = [
     "ARRAY",
@@ -62,7 +62,7 @@ def refuse_operand(op: str, value: object, accepts: str = ARRAY_OR_SCALAR) -> No
             f"{getattr(value, 'shape', '?')}; strict_array does not mix array types. "
             "Convert it first with strict_array.asarray(...)."
         )
-    if type(value) in PY_SCALARS or isinstance(value, np.generic):
+    if is_scalar(value):
         raise TypeError(
             f"{op}: expected {accepts}, got the {type(value).__name__} {value!r}; make "
             f"it an array first with strict_array.asarray({value!r})."

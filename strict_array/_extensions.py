@@ -3,9 +3,9 @@
 xarray, for one, calls NumPy's names on the namespace of the arrays it wraps:
 ``einsum`` (for ``dot``), ``pad`` (for ``rolling`` and ``shift``) and the
 NaN-skipping reductions (its default for floating data). Each here has NumPy's
-signature and meaning, works on every device (NumPy's and Dask's own functions,
-or a round trip through NumPy on a backend that lacks one), and adds no
-broadcasting: ``einsum`` names every axis, and its ``...`` follows the rank rule.
+signature and meaning, works on every device (the backend's own function, or NumPy's:
+``Device.extension``), and adds no broadcasting: ``einsum`` names every axis, and its
+``...`` follows the rank rule.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Any
 
 from . import _policy as policy
 from ._array import Array, common_device, expect_array, result
-from ._backends import Device
 from ._broadcasting import normalize_axes, normalize_axis
 from ._dtypes import ACCEPTED_IDS, FUNCTION_CATEGORIES, as_dtype, check_array_category
 from ._typing import Axis, DTypeLike, Shape
@@ -24,37 +23,6 @@ __all__ = [
     "check_ellipsis_axes", "einsum", "nanargmax", "nanargmin", "nancumprod", "nancumsum",
     "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "pad", "sliding_window_view",
 ]  # fmt: skip
-
-
-def _function(dev: Device, name: str) -> Callable[..., Any]:
-    """The backend's own ``name`` (a dotted path, as ``lib.stride_tricks.x``), else
-    NumPy's through a round trip (eager devices)."""
-    fn = dev.functions.get(name)
-    if fn is None:
-        fn = dev.functions[name] = _resolve(dev, name)
-    return fn
-
-
-def _resolve(dev: Device, name: str) -> Callable[..., Any]:
-    import functools
-
-    import numpy as np
-
-    def find(module: Any) -> Any:
-        return functools.reduce(lambda m, part: getattr(m, part, None), name.split("."), module)
-
-    own = find(dev.ns)
-    if own is not None:
-        return own  # type: ignore[no-any-return]
-    numpy = find(np)
-    if dev.host:  # the device's data is NumPy's: nothing to carry there and back
-        return numpy  # type: ignore[no-any-return]
-
-    def round_trip(*args: Any, **kwargs: Any) -> Any:
-        args = tuple(dev.to_numpy(a) if dev.owns(a) else a for a in args)
-        return dev.from_numpy(np.asarray(numpy(*args, **kwargs)))
-
-    return round_trip
 
 
 def check_ellipsis_axes(op: str, inputs: Sequence[str], shapes: Sequence[Shape]) -> None:
@@ -110,7 +78,7 @@ def einsum(subscripts: str, /, *operands: Array) -> Array:
         stacked = stacked or dots
     if stacked:
         check_ellipsis_axes("einsum", [i[0] for i in inputs], [x.shape for x in operands])
-    return result(_function(dev, "einsum")(subscripts, *[x._data for x in operands]), dev)
+    return result(dev.extension("einsum")(subscripts, *[x._data for x in operands]), dev)
 
 
 #: each operand's labels, how many axes they name and whether they have ``...``, by
@@ -161,7 +129,7 @@ def pad(x: Array, /, pad_width: Any, mode: str = "constant", **kwargs: Any) -> A
     x = expect_array("pad", x)
     if mode not in _PAD_MODES:
         raise ValueError(f"pad: mode must be one of {sorted(_PAD_MODES)}, got {mode!r}.")
-    return result(_function(x._device, "pad")(x._data, pad_width, mode=mode, **kwargs), x._device)
+    return result(x._device.extension("pad")(x._data, pad_width, mode=mode, **kwargs), x._device)
 
 
 def _nan_reduction(name: str, summary: str, *, index: bool = False) -> Callable[..., Array]:
@@ -176,7 +144,7 @@ def _nan_reduction(name: str, summary: str, *, index: bool = False) -> Callable[
         # The backend's defaults are not passed (NumPy's functions take keywords through
         # their dispatch, at a cost), and one axis is passed as an int
         if axis is None and not keepdims and not kwargs:
-            return result((dev.functions.get(name) or _function(dev, name))(x._data), dev)
+            return result((dev.functions.get(name) or dev.extension(name))(x._data), dev)
         if axis is not None:
             kwargs["axis"] = (
                 normalize_axis(name, axis, x._ndim)
@@ -187,7 +155,7 @@ def _nan_reduction(name: str, summary: str, *, index: bool = False) -> Callable[
             kwargs["keepdims"] = keepdims
         if "dtype" in kwargs:
             kwargs["dtype"] = as_dtype(kwargs["dtype"], name)
-        return result(_function(dev, name)(x._data, **kwargs), dev)
+        return result(dev.extension(name)(x._data, **kwargs), dev)
 
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = f"""{summary} (NumPy's ``{name}``; not in the standard).
@@ -232,7 +200,7 @@ def _nan_cumulative(name: str, summary: str) -> Callable[..., Array]:
         x = expect_array(name, x)
         if axis is not None:
             axis = normalize_axis(name, axis, x.ndim)
-        func = _function(x._device, name)
+        func = x._device.extension(name)
         return result(func(x._data, axis=axis, dtype=as_dtype(dtype, name)), x._device)
 
     accumulate.__name__ = accumulate.__qualname__ = name
@@ -290,5 +258,5 @@ def sliding_window_view(
     if axis is not None:
         many = axis if isinstance(axis, (tuple, list)) else (axis,)
         axis = tuple(normalize_axis("sliding_window_view", a, x.ndim) for a in many)
-    func = _function(x._device, "lib.stride_tricks.sliding_window_view")
+    func = x._device.extension("lib.stride_tricks.sliding_window_view")
     return result(func(x._data, window_shape, axis=axis), x._device)

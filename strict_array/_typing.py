@@ -20,6 +20,25 @@ Scalar: TypeAlias = bool | int | float | complex
 #: The types of :data:`Scalar`, for ``type(x) in PY_SCALARS`` checks.
 PY_SCALARS: frozenset[type] = frozenset({bool, int, float, complex})
 
+
+def is_scalar(value: object) -> bool:
+    """Whether ``value`` is a scalar operand: a Python scalar, or a NumPy scalar of a
+    number or a bool, which counts as the Python scalar it holds (``np.float64(2) * x``
+    is ``2.0 * x``: weakly typed, broadcasting freely).
+
+    The one place this rule is written; :func:`python_scalar` converts.
+    """
+    return type(value) in PY_SCALARS or (
+        isinstance(value, np.generic) and value.dtype.kind in "biufc"
+    )
+
+
+def python_scalar(value: object) -> Scalar:
+    """The Python scalar a scalar operand (:func:`is_scalar`) stands for."""
+    if type(value) in PY_SCALARS:
+        return value  # type: ignore[return-value]
+    return value.item()  # type: ignore[attr-defined,no-any-return]
+
 #: A shape as users give it: one size or a sequence of sizes.
 ShapeLike: TypeAlias = SupportsIndex | Sequence[SupportsIndex]
 
@@ -36,4 +55,7 @@ DTypeLike: TypeAlias = np.dtype | str | type
 #: Axes of a reduction: one axis, several, or all (``None``).
 Axis: TypeAlias = int | tuple[int, ...] | None
 
-__all__ = ["PY_SCALARS", "Axis", "DTypeLike", "DeviceLike", "Scalar", "Shape", "ShapeLike"]
+__all__ = [
+    "PY_SCALARS", "Axis", "DTypeLike", "DeviceLike", "Scalar", "Shape", "ShapeLike", "is_scalar",
+    "python_scalar",
+]  # fmt: skip

@@ -107,6 +107,33 @@ class Device:
             fn = self.functions[name] = getattr(self.ns, name)
         return fn
 
+    def extension(self, name: str) -> Callable[..., Any]:
+        """The backend's function of NumPy's ``name``, beyond the standard (``einsum``,
+        ``pad``, ``nansum``, a dotted path such as ``lib.stride_tricks.sliding_window_view``),
+        cached in :attr:`functions`.
+
+        Where the backend lacks it, NumPy's own serves: as it is on the host device, whose
+        data is NumPy's, and elsewhere through a round trip (to NumPy and back).
+        """
+        fn = self.functions.get(name)
+        if fn is None:
+            fn = self.functions[name] = self._own_or_numpys(name)
+        return fn
+
+    def _own_or_numpys(self, name: str) -> Callable[..., Any]:
+        own = _dotted(self.ns, name)
+        if own is not None:
+            return own  # type: ignore[no-any-return]
+        numpys = _dotted(np, name)
+        if self.host:
+            return numpys  # type: ignore[no-any-return]
+
+        def round_trip(*args: Any, **kwargs: Any) -> Any:
+            args = tuple(self.to_numpy(a) if self.owns(a) else a for a in args)
+            return self.from_numpy(np.asarray(numpys(*args, **kwargs)))
+
+        return round_trip
+
     def binary(self, name: str) -> Callable[[Any, Any], Any]:
         """The backend's binary element-wise function ``name`` (cached).
 
@@ -262,6 +289,13 @@ class Device:
         )  # fmt: skip
         z[...] = arr
         return None
+
+
+def _dotted(module: Any, name: str) -> Any:
+    """``module.a.b`` for ``name`` ``"a.b"``, or None."""
+    for part in name.split("."):
+        module = getattr(module, part, None)
+    return module
 
 
 # --- the registry -------------------------------------------------------------------
