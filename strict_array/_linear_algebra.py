@@ -55,6 +55,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
                 r = fn(a, b)
                 if type(r) is not dev.native:  # (a vector's dot product: a scalar)
                     r = dev.coerce(r)
+                # _array.RESULT, inlined: a call costs 0.02 to 0.04 µs here
                 out = _object_new(Array)
                 out._data = r
                 out._device = dev

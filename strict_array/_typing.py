@@ -39,6 +39,7 @@ def python_scalar(value: object) -> Scalar:
         return value  # type: ignore[return-value]
     return value.item()  # type: ignore[attr-defined,no-any-return]
 
+
 #: A shape as users give it: one size or a sequence of sizes.
 ShapeLike: TypeAlias = SupportsIndex | Sequence[SupportsIndex]
 
