@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _backends, _operators, fft, lib, linalg
+from . import _backends, _numpy_api, _operators, _public, fft, lib, linalg
 from ._array import Array
 from ._audit_report import AuditReport, RankPromotionBaseline
 from ._backends import Device
@@ -153,40 +153,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = sorted(
-    [
-        "Array", "Device", *(n.upper() for n in _backends.registered_names()),
-        "RankPromotionError", "RankPromotionWarning",
-        "get_rank_promotion", "set_rank_promotion", "rank_promotion",
-        "RankPromotionPolicy", "get_rank_promotion_policy", "set_rank_promotion_policy",
-        "rank_promotion_policy", "compute", "compute_plan", "persist", "planning",
-        "known_sizes", "einsum", "pad", "nansum", "nanprod", "nanmean", "nanvar", "nanstd",
-        "nanmax", "nanmin", "nanargmax", "nanargmin", "nancumsum", "nancumprod",
-        "sliding_window_view",
-        "get_default_device", "set_default_device", "default_device",
-        "broadcast_in_dim", "sum_to", "fft", "linalg", "progress",
-        "from_zarr", "to_zarr", "from_npy", "to_npy", "audit", "AuditReport", "RankPromotionBaseline",
-        "__array_api_version__", "__array_namespace_info__",
-        "e", "inf", "nan", "pi", "newaxis",
-        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-        "float32", "float64", "complex64", "complex128",
-        "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full",
-        "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros",
-        "zeros_like",
-        "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-        "clip", "take", "take_along_axis",
-        "matmul", "matrix_transpose", "tensordot", "vecdot",
-        "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
-        "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze",
-        "stack", "tile", "unstack",
-        "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where",
-        "isin", "unique_all", "unique_counts", "unique_inverse", "unique_values",
-        "argsort", "sort",
-        "all", "any", "cumulative_prod", "cumulative_sum", "diff", "max", "mean", "min",
-        "prod", "std", "sum", "var",
-        *_ELEMENTWISE,
-    ]
-)  # fmt: skip
-
-from . import _numpy_api  # noqa: E402 - its table reads the namespace built above
+    [*_public.NAMES, *(n.upper() for n in _backends.registered_names()), *_ELEMENTWISE]
+)
 
 _numpy_api.install()

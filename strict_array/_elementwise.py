@@ -447,6 +447,10 @@ def inplace_operator(
 def general_inplace(op: str, x: Array, other: Any, compute: Callable[[Array, Any], Array]) -> Array:
     """The general path of an in-place operator: ``compute(x, other)``, then stored into
     ``x`` keeping its shape and dtype (:func:`assign_inplace`)."""
+    if isinstance(other, np.ndarray):  # NumPy's in-place operator: its ufunc into x
+        numpy = getattr(np, op)
+        numpy(x, other, out=(x,))
+        return x
     if type(other) is not Array:
         other = as_scalar(op, other, ARRAY_OR_SCALAR)
     elif other._ndim == 0 or other.shape == x.shape:
@@ -460,11 +464,15 @@ def general_inplace(op: str, x: Array, other: Any, compute: Callable[[Array, Any
 def _foreign(op: str, other: Any) -> bool:
     """Whether an operator should leave ``other`` to its own type (NotImplemented).
 
-    Python and NumPy scalars are ours; raw NumPy/Dask arrays are refused with
+    Python and NumPy scalars are ours. A NumPy array is NumPy's: its reflected operator
+    runs NumPy's ufunc, which comes back through NEP 13 with NumPy's meaning (section 7),
+    so that ``x * nd`` and ``nd * x`` agree. Another backend's raw array is refused with
     the fix; anything else is foreign.
     """
     if is_scalar(other):
         return False
+    if isinstance(other, np.ndarray):
+        return True
     if device_of_native(other) is not None:
         refuse_operand(op, other)
     return True

@@ -10,6 +10,8 @@ from __future__ import annotations
 import types
 from typing import Any
 
+import numpy as np
+
 from . import _array
 from . import _elementwise as ew
 from ._array import Array
@@ -41,14 +43,25 @@ def _matmul_operand(other: Any) -> Array:
 
 def __matmul__(self: Array, other: Any) -> Array:
     if type(other) is not Array:
+        if isinstance(other, np.ndarray):  # NumPy's: its reflected operator (section 7)
+            return NotImplemented
         refuse_operand("matmul", other, ARRAY)
     return matmul(self, other)
 
 
 def __rmatmul__(self: Array, other: Any) -> Array:
     if type(other) is not Array:
+        if isinstance(other, np.ndarray):
+            return NotImplemented
         refuse_operand("matmul", other, ARRAY)
     return matmul(other, self)
+
+
+def _imatmul(x: Array, y: Any) -> Array:
+    if isinstance(y, np.ndarray):  # NumPy's in-place matmul: its ufunc into x
+        np.matmul(x, y, out=(x,))  # type: ignore[arg-type]
+        return x
+    return matmul(x, _matmul_operand(y))
 
 
 def install(namespace: types.ModuleType) -> None:
@@ -64,9 +77,7 @@ def install(namespace: types.ModuleType) -> None:
         setattr(Array, f"__{short}__", ew.FUNCTIONS[name])
     Array.__matmul__ = __matmul__  # type: ignore[method-assign]
     Array.__rmatmul__ = __rmatmul__  # type: ignore[method-assign]
-    Array.__imatmul__ = ew.inplace_operator(  # type: ignore[method-assign]
-        "matmul", lambda x, y: matmul(x, _matmul_operand(y))
-    )
+    Array.__imatmul__ = ew.inplace_operator("matmul", _imatmul)  # type: ignore[method-assign]
     Array.__getitem__ = getitem  # type: ignore[method-assign]
     Array.__setitem__ = setitem  # type: ignore[method-assign]
     setattr(  # noqa: B010 - declared as a property for type checkers in _array

@@ -5,14 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from . import _public
 from ._array import Array, expect_array, result
 from ._creation import _device
 from ._dtypes import as_dtype
 
-__all__ = [
-    "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
-    "fftfreq", "rfftfreq", "fftshift", "ifftshift",
-]  # fmt: skip
+__all__ = list(_public.FFT)
 
 Norm = Literal["backward", "ortho", "forward"]
 

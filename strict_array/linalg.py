@@ -11,20 +11,16 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import numpy as np
 
 from . import _policy as policy
+from . import _public
 from ._array import Array, common_device, expect_array, result
 from ._broadcasting import normalize_axes, normalize_axis
 from ._dtypes import as_dtype
-from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot
+from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from ._backends import Device
 
-__all__ = [
-    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
-    "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
-    "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
-    "vector_norm",
-]  # fmt: skip
+__all__ = list(_public.LINALG)
 
 
 class EigResult(NamedTuple):

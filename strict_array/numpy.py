@@ -1,23 +1,24 @@
 """NumPy code, checked: strict_array's rank rules for plain NumPy, without a rewrite.
 
 :class:`CheckedArray` is an :class:`numpy.ndarray` subclass whose ufunc calls
-(operators included), matmul batch axes, ``x[key] = value`` and the NumPy functions
-that broadcast follow the rank rules of the contract (sections 1, 2, 4 and 7): operands
-of different ranks are a rank promotion, which the rank-promotion mode and policy
-decide (raise, warn, allow or audit, per package of the calling code). Python scalars
-and 0-d arrays broadcast freely; equal ranks broadcast their size-1 axes. Values are
-NumPy's own: a checked call runs NumPy's ufunc or function on plain arrays, and its
-result comes back checked.
+(operators included), NumPy functions and ``x[key] = value`` follow the rank rules of
+the contract (sections 1, 2, 4 and 7), by the rows of the one table of NumPy names and
+its one interpreter (:mod:`strict_array._numpy_api`): operands of different ranks are a
+rank promotion, which the rank-promotion mode and policy decide (raise, warn, allow or
+audit, per package of the calling code). Python scalars and 0-d arrays broadcast freely;
+equal ranks broadcast their size-1 axes.
 
-- ``out=`` and ``where=`` of a ufunc follow the rule of ``x[key] = value``: the result
-  (and the mask) against the shape of ``out``; ``ufunc.at(a, indices, b)``: ``b``
-  against ``a[indices]``; ``ufunc.outer`` is explicit and always allowed.
-- A NumPy function is checked at its call by its row of the one table of NumPy names
-  (:mod:`strict_array._numpy_api`, the arguments that broadcast together); NumPy's own
-  implementation then runs on plain arrays.
-- :func:`checking` (and the pytest option ``--rank-promotion-numpy``) makes the arrays
-  that NumPy's creation functions and random generators return checked, so that a
-  whole code base is checked with no change to it.
+The mode only checks. After its checks NumPy computes as it does for any subclass (its
+ufunc on the arrays' plain views, its function's own implementation through
+``super().__array_function__``), so that values, dtypes, ``out=`` (the arrays given are
+the arrays returned), identities (``np.asarray(x) is x``), exception types and
+``isinstance`` against NumPy's classes are NumPy's own; a new array owns its data, as
+NumPy's does; NumPy's warnings are reported at the calling line (NumPy's own code runs
+in a frame that is the caller's to :mod:`warnings`).
+
+:func:`checking` (and the pytest option ``--rank-promotion-numpy``) makes every array
+that NumPy makes checked, from whatever input, so that a whole code base is checked with
+no change to it.
 
 >>> import numpy as np
 >>> import strict_array as xp
@@ -37,35 +38,36 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import sys
 import threading
+import types
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
 
-from . import _numpy_api
-from . import _policy as policy
-from ._broadcasting import basic_key_rank
-from ._extensions import check_ellipsis_axes
-from ._typing import PY_SCALARS, Shape
+from ._numpy_api import _rules
+from ._numpy_api._dispatch import row_of
+from ._numpy_api._table import GENERATORS
+from ._typing import PY_SCALARS
 
 __all__ = [
-    "CREATION", "RANDOM", "CheckedArray", "CheckedGenerator", "CheckedRandomState", "asarray", "check_function",
-    "checking", "is_checking", "unchecked",
+    "EXITS", "CheckedArray", "CheckedGenerator", "CheckedRandomState", "asarray", "checking",
+    "is_checking", "unchecked",
 ]  # fmt: skip
 
-#: set while NumPy's own implementation of a checked call runs (on plain arrays, but
-#: NumPy's internals may make arrays with the creation functions that checking() patches)
-_inside_numpy: ContextVar[bool] = ContextVar("strict_array_inside_numpy", default=False)
+#: set while NumPy's own implementation of a checked call runs: NumPy's internals
+#: broadcast as they need (user callbacks it calls are checked again)
+_inside: ContextVar[bool] = ContextVar("strict_array_inside_numpy", default=False)
 
 
 class CheckedArray(np.ndarray):
     """A NumPy array whose operations follow strict_array's rank rules.
 
     Make one with :func:`asarray` (a view, no copy) or let :func:`checking` make
-    NumPy's own creation functions return them. Every value is NumPy's: the checks
-    only decide whether an operation between arrays of different ranks may happen.
+    NumPy's own functions return them. Every value is NumPy's: the checks only decide
+    whether an operation between arrays of different ranks may happen.
     """
 
     # NumPy's, to the libraries that pick an array's backend from the top-level module of
@@ -77,13 +79,14 @@ class CheckedArray(np.ndarray):
         return (_restore, (self.view(np.ndarray),))
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        if method == "__call__" and not kwargs and ufunc.nin == 2 and ufunc.signature is not None:
+        inside = _inside.get()
+        if method == "__call__" and not kwargs and not inside and ufunc.nin == 2 and \
+                ufunc.signature is not None:  # fmt: skip
             a, b = inputs  # matmul, vecdot, ...: stacks of one rank have nothing to decide
             if type(a) in _ARRAYS and type(b) in _ARRAYS and a.ndim == b.ndim >= 2:
-                out = ufunc(_plain(a), _plain(b))
-                return out.view(CheckedArray) if type(out) is np.ndarray else _checked(out)
-        if method == "__call__" and not kwargs and ufunc.signature is None:
-            # the common case: operands of one rank (or scalars) have nothing to decide
+                return _owned(_at_caller(ufunc, (a.view(np.ndarray), b.view(np.ndarray)), {}))
+        if method == "__call__" and not kwargs and not inside and ufunc.signature is None:
+            # the common case: operands of one rank, or scalars, have nothing to decide
             plain, rank = [], -1
             for v in inputs:
                 t = type(v)
@@ -102,48 +105,58 @@ class CheckedArray(np.ndarray):
                     rank = n
                 plain.append(v)
             else:
-                out = ufunc(*plain)
-                return out.view(CheckedArray) if type(out) is np.ndarray else _checked(out)
-        if any(_foreign(v) for v in inputs):
-            return NotImplemented
-        if not _inside_numpy.get():
-            _check_ufunc(ufunc, method, inputs, kwargs)
+                result = _at_caller(ufunc, plain, {})
+                if type(result) is tuple:
+                    return tuple(_owned(r) for r in result)
+                return _owned(result)
         out = kwargs.get("out")
-        plain_kwargs = {k: _plain(v) for k, v in kwargs.items()}  # out=, where= too
-        result = getattr(ufunc, method)(*(_plain(v) for v in inputs), **plain_kwargs)
-        if out is not None and any(o is not None for o in out):
-            return out[0] if len(out) == 1 else out
-        return _checked(result)
+        if not inside:
+            for v in (*inputs, *(out if isinstance(out, tuple) else ())):
+                if _foreign(v):
+                    return NotImplemented
+            _rules.check_ufunc(ufunc, method, inputs, kwargs)
+        # NumPy's ufunc on the plain arrays, as for any subclass (ndarray.__array_ufunc__)
+        views: dict[int, Any] = {}
+        plain = _plain(inputs, views)
+        kwargs = {k: _plain(v, views) for k, v in kwargs.items()}
+        call = functools.partial(super().__array_ufunc__, ufunc, method)  # type: ignore[arg-type]
+        results = call(*plain, **kwargs) if inside else _at_caller(call, plain, kwargs)
+        if results is NotImplemented or method == "at":
+            return results
+        return _checked_results(results, views, owned=not inside)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         if any(not issubclass(t, np.ndarray) for t in types):
             return NotImplemented  # another array type (a strict_array.Array, ...) decides
-        if _inside_numpy.get():
-            return _checked(func(*_plain(args), **_plain(kwargs)))
-        check_function(func, args, kwargs)
-        token = _inside_numpy.set(True)  # NumPy's implementation broadcasts as it needs
-        try:
-            return _checked(func(*_plain(args), **_plain(kwargs)))
-        finally:
-            _inside_numpy.reset(token)
+        return _checked_call(func, row_of(func), args, kwargs)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        shape = _shape(value)
-        # a scalar or 0-d value fills any region; a value of the region's rank is NumPy's
-        # to check (sizes); only another rank is a promotion to decide
-        if shape and not _inside_numpy.get() and len(shape) != basic_key_rank(self.ndim, key):
-            region = _region(self, key)
-            if len(region) != len(shape):
-                policy.operands("numpy.ndarray.__setitem__", region, shape)
-        np.ndarray.__setitem__(self.view(np.ndarray), key, _plain(value))
+        if not _inside.get() and not _a_record(self.dtype, value):
+            _rules.check_setitem("numpy.ndarray.__setitem__", self.shape, key, value)
+        super().__setitem__(key, value)
 
 
 _ARRAYS = (CheckedArray, np.ndarray)
 
 
+class _CheckedMemmap(CheckedArray, np.memmap):
+    """A checked view of a :class:`numpy.memmap` (``np.load(path, mmap_mode="r")``):
+    still a memmap, to ``isinstance``."""
+
+    __module__ = "numpy"
+
+
+def _a_record(dtype: np.dtype, value: Any) -> bool:
+    """A value NumPy stores as one element, not an array: a tuple into a structured
+    array (a record), anything but an array into an object array (a list is an object)."""
+    if dtype.names is not None and isinstance(value, tuple):
+        return True
+    return dtype.kind == "O" and not isinstance(value, np.ndarray)
+
+
 def _restore(data: np.ndarray) -> CheckedArray:
     """Unpickle a checked array (its pickle holds the plain array)."""
-    return data.view(CheckedArray)
+    return _owned(data)
 
 
 def asarray(a: Any, dtype: Any = None) -> CheckedArray:
@@ -153,257 +166,352 @@ def asarray(a: Any, dtype: Any = None) -> CheckedArray:
 
 def unchecked(a: Any) -> Any:
     """The plain NumPy view of a checked array (anything else as it is)."""
-    return _plain(a)
+    return a.view(np.ndarray) if isinstance(a, CheckedArray) else a
 
 
-# --- what an operand is ----------------------------------------------------------------------
+# --- what an operand is, what a result becomes ------------------------------------------------
 def _foreign(value: Any) -> bool:
-    """Neither a NumPy array (checked or plain), nor a scalar, nor a sequence NumPy
-    converts: another library's array, which decides for itself (NEP 13)."""
+    """Another library's array, which decides for itself (NEP 13)."""
     if isinstance(value, np.ndarray) or type(value) in PY_SCALARS or value is None:
         return False
     return hasattr(value, "__array_ufunc__") and not isinstance(value, np.generic)
 
 
-def _shape(value: Any) -> tuple[int, ...]:
-    """The shape an operand takes part in broadcasting with; ``()`` for scalars."""
-    if isinstance(value, np.ndarray):
-        return value.shape
-    if type(value) in PY_SCALARS or value is None or isinstance(value, np.generic):
-        return ()
-    return np.shape(value)  # a list or tuple NumPy would convert
-
-
-def _plain(value: Any) -> Any:
-    """``value`` with every checked array in it (lists and tuples too) a plain view."""
-    if isinstance(value, CheckedArray):
-        return value.view(np.ndarray)
-    if type(value) in (list, tuple):
-        return type(value)(_plain(v) for v in value)
-    if type(value) is dict:
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-def _checked(value: Any) -> Any:
-    """``value`` with every plain NumPy array in it checked (named tuples too)."""
+def _owned(value: Any) -> Any:
+    """A plain array NumPy has just made, as a checked array that owns its data as
+    NumPy's did (its layout kept); a checked array, a scalar or anything else as it is."""
     if type(value) is np.ndarray:
+        if value.base is None and value.flags.owndata:
+            flags = value.flags
+            if not (flags.c_contiguous or flags.f_contiguous):
+                return value.view(CheckedArray).copy(order="K")
+            owned = np.ndarray.__new__(CheckedArray, value.shape, value.dtype,
+                                       order="C" if flags.c_contiguous else "F")  # fmt: skip
+            owned.view(np.ndarray)[...] = value  # (no dispatch: the plain view is written)
+            return owned
         return value.view(CheckedArray)
-    if isinstance(value, tuple):
-        items = [_checked(v) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
-    if type(value) is list:
-        return [_checked(v) for v in value]
+    if type(value) is np.memmap:
+        return value.view(_CheckedMemmap)
     return value
 
 
-def _region(a: np.ndarray, key: Any) -> tuple[int, ...]:
-    """The shape of ``a[key]``, without copying ``a`` (a broadcast view is indexed; a
-    field name of a structured array selects a view)."""
-    key = _plain(key)
-    if isinstance(key, str) or (type(key) is list and key and isinstance(key[0], str)):
-        return np.ndarray.__getitem__(a.view(np.ndarray), key).shape
-    return np.broadcast_to(np.empty((), bool), a.shape)[key].shape
+def _plain(value: Any, views: dict[int, Any]) -> Any:
+    """``value`` with each checked array in it (lists, tuples and dicts too) as its plain
+    view, remembered in ``views`` (by the view's id) to give the checked array back; a
+    container holding none is that very object (``shuffle`` of a list shuffles it)."""
+    if isinstance(value, CheckedArray):
+        view = value.view(np.ndarray)
+        views[id(view)] = value
+        views.setdefault(-1, []).append(view)  # (the views kept alive while ids are used)
+        return view
+    t = type(value)
+    if (t is list or t is tuple) and _holds_checked(value):
+        return t(_plain(v, views) for v in value)
+    if t is dict and _holds_checked(value):
+        return {k: _plain(v, views) for k, v in value.items()}
+    return value
 
 
-# --- the checks ------------------------------------------------------------------------------
-def _check_ufunc(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict) -> None:
-    name = f"numpy.{ufunc.__name__}"
-    if method == "__call__":
-        shapes = [_shape(v) for v in inputs[: ufunc.nin]]
-        if ufunc.signature is not None and ufunc.nin == 2:  # (one input: nothing to pair)
-            cores = _cores(ufunc.signature)
-            s1, s2 = shapes
-            if len(s1) >= cores[0] and len(s2) >= cores[1]:  # (matmul's vectors: no batch)
-                policy.stacks(name, s1, s2, *cores)
-            result: Shape | None = None
-        elif ufunc.signature is not None:
-            result = None
-        else:
-            arrays = [s for s in shapes if s]
-            result = policy.operands(name, *arrays) if len(arrays) > 1 else (arrays or [()])[0]
-        _check_out_where(name, result, kwargs)
-    elif method in ("reduce", "accumulate", "reduceat"):
-        where = kwargs.get("where")
-        if where is not None and _shape(where):
-            policy.operands(f"{name}.{method} (where=)", _shape(inputs[0]), _shape(where))
-    elif method == "at" and len(inputs) > 2 and _shape(inputs[2]):
-        policy.operands(f"{name}.at", _region(inputs[0], inputs[1]), _shape(inputs[2]))
+def _checked_results(value: Any, views: dict[int, Any], owned: bool = True,
+                     given: tuple[Any, ...] = ()) -> Any:  # fmt: skip
+    """NumPy's result with every plain array in it checked: a checked argument NumPy gives
+    back (its plain view, or ``out=``) is that very checked array, and so is a plain
+    argument it gives back (in ``given``); a new array is checked and, where ``owned``,
+    owns its data as NumPy's did; named tuples and lists item by item."""
+    t = type(value)
+    if t is np.ndarray or t is np.memmap:
+        checked = views.get(id(value))
+        if checked is not None:
+            return checked
+        if any(value is g for g in given):
+            return value
+        return _owned(value) if owned else value.view(CheckedArray)
+    if isinstance(value, tuple):
+        items = [_checked_results(v, views, owned, given) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if t is list:
+        return [_checked_results(v, views, owned, given) for v in value]
+    return value
 
 
-def _cores(signature: str) -> tuple[int, int]:
-    """The core ranks of the two inputs of a gufunc signature, ``(m,n),(n)->(m)``."""
-    inputs = signature.split("->")[0]
-    parts = inputs.replace("),(", ")|(").split("|")
-    return tuple(len([d for d in p.strip("()").split(",") if d]) for p in parts)  # type: ignore[return-value]
+def _checked_callback(function: Callable[..., Any]) -> Callable[..., Any]:
+    """A user function NumPy calls (``apply_along_axis``'s ``func1d``): checked inside,
+    its NumPy arguments checked arrays."""
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        token = _inside.set(False)
+        try:
+            args = tuple(v.view(CheckedArray) if type(v) is np.ndarray else v for v in args)
+            return function(*args, **kwargs)
+        finally:
+            _inside.reset(token)
+
+    return checked
 
 
-def _check_out_where(name: str, result: Shape | None, kwargs: dict) -> None:
-    """``out=`` and ``where=`` as for ``x[key] = value``: the result and the mask
-    against the region, ``out``'s shape."""
-    out = kwargs.get("out")
-    region = out[0].shape if out and isinstance(out[0], np.ndarray) else result
-    if region is None:
-        return
-    if out and result:
-        policy.operands(f"{name} (out=)", region, result)
-    where = kwargs.get("where")
-    if where is not None and _shape(where):
-        policy.operands(f"{name} (where=)", region, _shape(where))
+# --- NumPy's warnings at the caller's line ---------------------------------------------------
+#: the module of this file: its frames are not the caller
+_THIS = __name__
+#: one code object per call site: ``_r = _f(*_a, **_k)`` with the site's file and line
+_TRAMPOLINES: dict[tuple[str, int], types.CodeType] = {}
+_TEMPLATE = compile("__tracebackhide__ = True\n_r = _f(*_a, **_k)", "<strict_array>", "exec")
 
 
-_ABSENT: Any = object()
-
-
-@functools.cache
-def _places(
-    func: Any, params: tuple[str, ...]
-) -> tuple[tuple[int | None, str | None, bool], ...] | None:
-    """Where each of ``params`` arrives in a call of NumPy's ``func``: (position or None,
-    keyword or None, many: ``*args`` or ``"*name"``), read once from NumPy's signature."""
-    try:
-        parameters = list(inspect.signature(func).parameters.values())
-    except (TypeError, ValueError):
-        return None
-    places: list[tuple[int | None, str | None, bool]] = []
-    for param in params:
-        name = param.lstrip("*")
-        found = [(i, p) for i, p in enumerate(parameters) if p.name == name]
-        if not found:
-            return None
-        i, p = found[0]
-        if p.kind is p.VAR_POSITIONAL:
-            places.append((i, None, True))
-        else:
-            positional = p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-            keyword = None if p.kind is p.POSITIONAL_ONLY else name
-            places.append((i if positional else None, keyword, param.startswith("*")))
-    return tuple(places)
-
-
-def check_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Check a NumPy function's call by its row of the table (the arguments that
-    broadcast together, and how)."""
-    row = _numpy_api.row_of(func)
-    if row is None or not row.broadcasts:
-        return
-    name = f"numpy.{row.numpy}"
-    if row.rule == "einsum":
-        _check_einsum(name, args)
-        return
-    places = _places(func, row.broadcasts)
-    if places is None:
-        return
-    values: list[Any] = []
-    for position, keyword, many in places:
-        value = _ABSENT if keyword is None else kwargs.get(keyword, _ABSENT)
-        if value is _ABSENT:
-            if keyword is None and many:  # *args
-                value = args[position:]
-            else:
-                value = args[position] if position is not None and position < len(args) else None
-        if many:
-            values.extend(value or ())
-        else:
-            values.append(value)
-    if row.rule == "operands":
-        ranks = {len(_shape(v)) for v in values if v is not None} - {0}
-        if len(ranks) < 2:
-            return  # scalars and arrays of one rank: nothing to decide
-    if row.rule == "shape":
-        array, shape = values
-        target = (shape,) if isinstance(shape, int) else tuple(shape)
-        if _shape(array):
-            policy.operands(name, target, _shape(array))
-    elif row.rule == "assign":
-        region, *rest = (_shape(v) for v in values)
-        for shape in rest:
-            if shape:
-                policy.operands(name, region, shape)
-    elif row.rule.startswith("stacks:"):
-        cores = tuple(int(c) for c in row.rule.partition(":")[2].split(","))
-        s1, s2 = (_shape(v) for v in values)
-        if len(s1) >= cores[0] and len(s2) >= cores[1]:
-            policy.stacks(name, s1, s2, *cores)
-    else:
-        shapes = [s for s in (_shape(v) for v in values if v is not None) if s]
-        if len(shapes) > 1:
-            policy.operands(name, *shapes)
-
-
-def _check_einsum(name: str, args: tuple[Any, ...]) -> None:
-    """The axes under ``...`` are batch axes (the named ones pair by name)."""
-    if args and isinstance(args[0], str) and "..." in args[0]:
-        inputs = args[0].replace(" ", "").split("->")[0].split(",")
-        shapes = [_shape(a) for a in args[1 : len(inputs) + 1]]
-        check_ellipsis_axes(f"{name} (...)", inputs[: len(shapes)], shapes)
+def _at_caller(call: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
+    """``call(*args, **kwargs)`` in a frame that :mod:`warnings` takes for the caller's:
+    its globals, file and line. NumPy warns with ``stacklevel`` counted from its own
+    frame (``divide by zero`` at level 1, from its functions at level 2); without this,
+    that frame would be this module's, and the warning's location, its once-per-line
+    registry and its module filters strict_array's."""
+    frame = sys._getframe(1)
+    while frame.f_globals.get("__name__") == _THIS:
+        back = frame.f_back
+        if back is None:
+            break
+        frame = back
+    key = (frame.f_code.co_filename, frame.f_lineno)
+    code = _TRAMPOLINES.get(key)
+    if code is None:
+        if len(_TRAMPOLINES) > 4096:
+            _TRAMPOLINES.clear()
+        code = _TRAMPOLINES[key] = _TEMPLATE.replace(
+            co_filename=key[0], co_firstlineno=max(key[1] - 1, 1), co_name="<numpy>"
+        )
+    scope = {"_f": call, "_a": args, "_k": kwargs}
+    exec(code, frame.f_globals, scope)
+    return scope["_r"]
 
 
 # --- switching it on for a whole process ---------------------------------------------------------
-#: NumPy's creation functions whose arrays :func:`checking` makes checked
-CREATION = (
-    "array", "asarray", "asanyarray", "ascontiguousarray", "zeros", "ones", "empty", "full",
-    "arange", "linspace", "logspace", "geomspace", "eye", "identity", "zeros_like",
-    "ones_like", "empty_like", "full_like", "copy", "fromfunction", "frombuffer",
-    "loadtxt", "genfromtxt", "load",
-)  # fmt: skip
-#: NumPy's legacy random functions (module level) made checked too
-RANDOM = (
-    "rand", "randn", "random", "random_sample", "ranf", "sample", "randint", "normal",
-    "uniform", "standard_normal", "choice", "permutation", "exponential", "poisson",
-    "binomial", "beta", "gamma", "multivariate_normal",
-)  # fmt: skip
+class _Patched:
+    """A NumPy function as the module attribute while :func:`checking` is on: the arrays it
+    makes from plain inputs come back checked, after the checks of its row.
+
+    A callable object, not a function: bound to a class (``class T: array = np.array``)
+    it stays NumPy's function, as a builtin does. Its name, module, documentation and
+    signature are NumPy's function's; pickles find NumPy's function by that name.
+    """
+
+    __slots__ = ("__wrapped__", "_dispatched", "_row")
+
+    def __init__(self, function: Any) -> None:
+        self.__wrapped__ = function
+        self._row = row_of(function)
+        self._dispatched = hasattr(function, "_implementation")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        function = self.__wrapped__
+        if _inside.get() or (self._dispatched and _holds_foreign(args, kwargs)):
+            return function(*args, **kwargs)  # NumPy's internals, or another array type's
+        # (a checked array's call: what its __array_function__ does, without NumPy's dispatch)
+        return _checked_call(function, self._row, args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__wrapped__, name)
+
+    def __repr__(self) -> str:
+        return repr(self.__wrapped__)
+
+    def __reduce__(self) -> str:
+        return self.__wrapped__.__qualname__  # type: ignore[no-any-return]
+
+    @property  # type: ignore[misc]
+    def __doc__(self) -> str | None:  # type: ignore[override]
+        return self.__wrapped__.__doc__
+
+    @property  # type: ignore[misc]
+    def __module__(self) -> str:  # type: ignore[override]
+        return self.__wrapped__.__module__  # type: ignore[no-any-return]
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return inspect.signature(self.__wrapped__)
+
+
+def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A NumPy function's call, checked by its row, computed by NumPy's own function on
+    the plain arrays, as for any NumPy array (its internals broadcast as they need, its
+    scalars are scalars, ``out=`` its own), at the caller's line; the arrays it makes
+    come back checked, and a checked argument it gives back (its view, ``out=``) is that
+    very argument."""
+    views: dict[int, Any] = {}
+    plain_args, plain_kwargs = _plain(args, views), _plain(kwargs, views)
+    if _inside.get():  # (NumPy's internals, given a checked array by a callback)
+        return function(*plain_args, **plain_kwargs)
+    if row is not None and row.rules:
+        _rules.check(f"numpy.{row.numpy}", row.rules, function, args, kwargs)
+        plain_args, plain_kwargs = _rules.with_callbacks(
+            row.rules, function, plain_args, plain_kwargs, _checked_callback
+        )
+    token = _inside.set(True)
+    try:
+        result = _at_caller(function, plain_args, plain_kwargs)
+    finally:
+        _inside.reset(token)
+    return _checked_results(result, views, given=(*args, *kwargs.values()))
+
+
+def _holds_foreign(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether another library's array is among a call's arguments (its own
+    ``__array_function__`` decides, through NumPy's dispatch)."""
+    for v in (*args, *kwargs.values()):
+        if type(v) in (list, tuple):
+            if any(_foreign_array(item) for item in v):
+                return True
+        elif _foreign_array(v):
+            return True
+    return False
+
+
+def _foreign_array(value: Any) -> bool:
+    return not isinstance(value, np.ndarray) and hasattr(type(value), "__array_function__")
+
+
+def _holds_checked(value: Any) -> bool:
+    """Whether a checked array is in ``value`` (lists, tuples and dicts, at any depth)."""
+    t = type(value)
+    if t is list or t is tuple:
+        return any(_holds_checked(v) for v in value)
+    if t is dict:
+        return any(_holds_checked(v) for v in value.values())
+    return isinstance(value, CheckedArray)
+
+
+class _PatchedIndexer:
+    """``np.ogrid``, ``np.mgrid``, ``np.r_``, ``np.c_`` while :func:`checking` is on: what
+    they make comes back checked."""
+
+    __slots__ = ("__wrapped__",)
+
+    def __init__(self, indexer: Any) -> None:
+        self.__wrapped__ = indexer
+
+    def __getitem__(self, key: Any) -> Any:
+        return _checked_results(self.__wrapped__[key], {})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__wrapped__, name)
+
+    def __len__(self) -> int:
+        return len(self.__wrapped__)
+
+    def __repr__(self) -> str:
+        return repr(self.__wrapped__)
+
+
+# --- random generators ---------------------------------------------------------------------------
+class _SameClass(type):
+    """The metaclass of a checked generator class: NumPy's own generators are instances
+    of it too, so that ``isinstance(np.random.mtrand._rand, np.random.RandomState)``
+    holds while the checked class stands in NumPy's module."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, cls.__mro__[2])
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return issubclass(sub, cls.__mro__[2])
 
 
 class _CheckedMethods:
-    """Methods that run NumPy's own code on plain arrays (NumPy's internals, compiled
-    ones too, broadcast as they need) and return checked arrays."""
+    """A generator's methods, checked by the table's rows (a distribution's parameters
+    broadcast together and against ``size``), NumPy's own code running inside, their
+    arrays returned checked."""
+
+    _prefix = ""
 
     def __getattribute__(self, name: str) -> Any:
         attr = super().__getattribute__(name)
         if name.startswith("_") or not callable(attr):
             return attr
-        return _returning_checked(attr)
+        row = GENERATORS.get(f"{type(self)._prefix}.{name}")
+        return _checked_method(attr, row)
 
 
-class CheckedGenerator(_CheckedMethods, np.random.Generator):
+class _CheckedMethod:
+    """A generator's method (or NumPy's legacy random function), checked by its row: a
+    callable object, not a function, so that stored on a class it is not bound again
+    (``self.rfunc = rng.integers``), as NumPy's own methods are not."""
+
+    __slots__ = ("__wrapped__", "_row")
+
+    def __init__(self, method: Callable[..., Any], row: Any) -> None:
+        self.__wrapped__ = method
+        self._row = row
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        method = self.__wrapped__
+        if _inside.get():
+            return method(*args, **kwargs)
+        row = self._row
+        if row is not None and row.rules:
+            unbound = getattr(type(method.__self__), method.__name__)  # type: ignore[attr-defined]
+            _rules.check(f"numpy.{row.numpy}", row.rules, unbound, (None, *args), kwargs)
+        views: dict[int, Any] = {}
+        token = _inside.set(True)
+        try:
+            result = _at_caller(method, _plain(args, views), _plain(kwargs, views))
+        finally:
+            _inside.reset(token)
+        return _checked_results(result, views, given=(*args, *kwargs.values()))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__wrapped__, name)
+
+    def __repr__(self) -> str:
+        return repr(self.__wrapped__)
+
+    @property  # type: ignore[misc]
+    def __doc__(self) -> str | None:  # type: ignore[override]
+        return self.__wrapped__.__doc__
+
+
+def _checked_method(method: Callable[..., Any], row: Any) -> _CheckedMethod:
+    return _CheckedMethod(method, row)
+
+
+def _rebuild(ctor: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """Unpickle a generator: NumPy's own, checked while :func:`checking` is on."""
+    made = ctor(*args)
+    checked = _CHECKED_CLASSES.get(type(made))
+    if checked is None or not is_checking():
+        return made
+    return checked(made._bit_generator if checked is CheckedRandomState else made.bit_generator)
+
+
+#: NumPy's own generator classes -> their checked classes (NumPy's module names stand for
+#: the checked ones while checking() is on)
+_CHECKED_CLASSES: dict[Any, Any] = {}
+
+
+class CheckedGenerator(_CheckedMethods, np.random.Generator, metaclass=_SameClass):
     """A :class:`numpy.random.Generator` whose arrays are checked (same bits, same
-    values as the generator it wraps)."""
+    values as the generator it stands for). NumPy's name to ``repr`` and to
+    ``isinstance``; pickled, it comes back checked while :func:`checking` is on."""
 
     __module__ = "strict_array.numpy"
+    _prefix = "random.Generator"
+
+    def __reduce__(self) -> Any:
+        ctor, args, *state = super().__reduce__()  # type: ignore[misc]
+        return (_rebuild, (ctor, args), *state)
 
 
-class CheckedRandomState(_CheckedMethods, np.random.RandomState):
+class CheckedRandomState(_CheckedMethods, np.random.RandomState, metaclass=_SameClass):
     """A :class:`numpy.random.RandomState` whose arrays are checked (same values)."""
 
     __module__ = "strict_array.numpy"
+    _prefix = "random.RandomState"
+
+    def __reduce__(self) -> Any:
+        ctor, args, *state = super().__reduce__()  # type: ignore[misc]
+        return (_rebuild, (ctor, args), *state)
 
 
-def _returning_checked(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function`` (NumPy's) run on plain arrays, its arrays returned checked; an
-    argument returned as it is (``np.asarray(x)``) stays that very object."""
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        token = _inside_numpy.set(True)
-        try:
-            out = function(*_plain(args), **_plain(kwargs))
-        finally:
-            _inside_numpy.reset(token)
-        if args and isinstance(args[0], CheckedArray) and _same_view(out, args[0]):
-            return args[0]
-        return _checked(out)
-
-    return wrapper
-
-
-def _same_view(a: Any, b: np.ndarray) -> bool:
-    """Whether ``a`` is ``b``'s data as it is: NumPy made no copy and no new view of it."""
-    return (
-        isinstance(a, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype
-        and a.strides == b.strides
-        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
-    )  # fmt: skip
+CheckedGenerator.__name__ = "Generator"  # (NumPy's repr and test ids read the name)
+CheckedRandomState.__name__ = "RandomState"
+_CHECKED_CLASSES.update({np.random.Generator: CheckedGenerator,
+                         np.random.RandomState: CheckedRandomState})  # fmt: skip
 
 
 _numpy_default_rng = np.random.default_rng
@@ -411,52 +519,97 @@ _numpy_default_rng = np.random.default_rng
 
 def _default_rng(seed: Any = None) -> CheckedGenerator:
     if isinstance(seed, np.random.Generator):
-        return seed if isinstance(seed, CheckedGenerator) else CheckedGenerator(seed.bit_generator)
+        return seed if type(seed) is CheckedGenerator else CheckedGenerator(seed.bit_generator)
     return CheckedGenerator(_numpy_default_rng(seed).bit_generator)
 
 
+# --- what checking() replaces -----------------------------------------------------------------------
+#: NumPy entry points with no hook, left as they are (the docs' limits list them): they
+#: read arrays through ``__array__`` or make views by strides
+EXITS = frozenset({
+    "nditer", "broadcast", "nested_iters", "as_strided", "frompyfunc", "vectorize",
+    "errstate", "printoptions", "set_printoptions", "get_printoptions", "seterr", "geterr",
+    "seterrcall", "geterrcall", "setbufsize", "getbufsize", "show_config", "show_runtime",
+    "info", "test", "get_include", "iterable", "isscalar", "isfortran", "typename",
+    "issubdtype", "isdtype", "promote_types", "mintypecode", "base_repr", "binary_repr",
+    "format_float_positional", "format_float_scientific", "datetime_data", "broadcast_shapes",
+    "add_docstring", "add_newdoc", "add_newdoc_ufunc", "deprecate", "byte_bounds",
+    "get_array_wrap", "from_dlpack", "asmatrix", "bmat", "fromregex",
+})  # fmt: skip
+
+#: module attribute -> what stood there, while checking() is on
+_SAVED: dict[tuple[Any, str], Any] = {}
 _LOCK = threading.Lock()
-_ACTIVE: list[dict[tuple[Any, str], Any]] = []
+_DEPTH = [0]
+
+
+def _replacements() -> dict[tuple[Any, str], Any]:
+    """Every NumPy function, ufunc and indexer that makes arrays, and the random
+    generators, with what stands in for each while checking() is on."""
+    found: dict[tuple[Any, str], Any] = {}
+    for module in (np, np.linalg, np.fft):
+        for name in dir(module):
+            if name.startswith("_") or name in EXITS:
+                continue
+            obj = getattr(module, name)
+            # (never a ufunc: C extensions read NumPy's ufuncs from its module as NumPy's own
+            # struct, numpy._core._rational_tests registering its loops on np.add)
+            if (
+                isinstance(obj, (types.BuiltinFunctionType, types.FunctionType))
+                or type(obj).__name__ == "_ArrayFunctionDispatcher"
+            ):
+                found[(module, name)] = _Patched(obj)
+    for name in ("ogrid", "mgrid", "r_", "c_"):
+        found[(np, name)] = _PatchedIndexer(getattr(np, name))
+    found[(np.random, "default_rng")] = _default_rng
+    for module in (np.random, np.random.mtrand):  # (emcee's spelling: mtrand)
+        found[(module, "RandomState")] = CheckedRandomState
+    found[(np.random, "Generator")] = CheckedGenerator
+    legacy = np.random.mtrand._rand
+    for name in dir(np.random):
+        obj = getattr(np.random, name)
+        if getattr(obj, "__self__", None) is legacy and not name.startswith("_"):
+            found[(np.random, name)] = _checked_method(
+                obj, GENERATORS.get(f"random.RandomState.{name}")
+            )
+    return found
 
 
 def is_checking() -> bool:
     """Whether :func:`checking` is in force."""
-    return bool(_ACTIVE)
+    return _DEPTH[0] > 0
 
 
 @contextlib.contextmanager
 def checking() -> Iterator[None]:
-    """Make the arrays that NumPy creates checked, for a whole process.
+    """Make every array NumPy makes checked, for a whole process.
 
-    Inside the block, NumPy's creation functions (:data:`CREATION`: ``np.array``,
-    ``np.asarray``, ``np.zeros``, ..., the ``*_like`` functions), ``np.random.default_rng``
-    and NumPy's legacy random functions return :class:`CheckedArray` (or a
-    :class:`CheckedGenerator`). Code that calls them through ``np.`` (or imported them
-    by name after the block began) is checked with no change to it; the rank-promotion
-    mode and policy decide each promotion, by the package of the calling code.
+    Inside the block, NumPy's functions (``np.array``, ``np.zeros``, ``np.vstack`` of
+    lists, ``np.fromiter``, ``np.load``'s memmap, ...), the
+    index tricks (``np.ogrid``, ``np.r_``), ``np.random.default_rng()``'s generators,
+    ``np.random.Generator`` and ``np.random.RandomState`` and NumPy's legacy random
+    functions return :class:`CheckedArray`, and check their own arguments by the same
+    rules, so that code that calls them through ``np.`` (or imported them by name after
+    the block began) is checked with no change to it; the rank-promotion mode and policy
+    decide each promotion, by the package of the calling code. An argument NumPy gives
+    back as it is stays that very object (``np.asarray(x) is x``).
 
     The switch is process-wide (NumPy's module attributes are replaced), not local to a
-    thread, and nests. The pytest option ``--rank-promotion-numpy`` holds it for a
-    test session.
+    thread, and nests. The pytest option ``--rank-promotion-numpy`` holds it for a test
+    session.
     """
     with _LOCK:
-        saved: dict[tuple[Any, str], Any] = {}
-        if not _ACTIVE:
-            for name in CREATION:
-                saved[(np, name)] = getattr(np, name)
-            for name in RANDOM:
-                saved[(np.random, name)] = getattr(np.random, name)
-            for (module, name), function in saved.items():
-                setattr(module, name, _returning_checked(function))
-            saved[(np.random, "default_rng")] = np.random.default_rng
-            np.random.default_rng = _default_rng
-            for module in (np.random, np.random.mtrand):  # (emcee's spelling: mtrand)
-                saved[(module, "RandomState")] = module.RandomState
-                module.RandomState = CheckedRandomState  # type: ignore[misc,attr-defined]
-        _ACTIVE.append(saved)
+        if _DEPTH[0] == 0:
+            for (module, name), replacement in _replacements().items():
+                _SAVED[(module, name)] = getattr(module, name)
+                setattr(module, name, replacement)
+        _DEPTH[0] += 1
     try:
         yield
     finally:
         with _LOCK:
-            for (module, name), function in _ACTIVE.pop().items():
-                setattr(module, name, function)
+            _DEPTH[0] -= 1
+            if _DEPTH[0] == 0:
+                for (module, name), original in _SAVED.items():
+                    setattr(module, name, original)
+                _SAVED.clear()

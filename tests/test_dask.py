@@ -578,7 +578,9 @@ def test_numpy_index_arrays_as_keys_for_reading_and_writing(device):
     else:
         np.testing.assert_array_equal(to_numpy(x), [[0.0, 1.0], [9.0, 9.0], [4.0, 5.0]])
     with pytest.raises(TypeError, match="asarray"):
-        x + np.ones(2)  # as an operand, a NumPy array stays refused
+        xp.add(x, np.ones(2))  # as an operand of the namespace's function, refused
+    with pytest.raises(xp.RankPromotionError, match=r"numpy\.add"):
+        x + np.ones(2)  # NumPy's operator, under the rank rule
 
 
 @pytest.mark.parametrize("target", [(-2, 3), (4, -1), (-1, -1), (3, -3)])

@@ -84,10 +84,16 @@ def test_dtypes_are_numpy_dtypes():
 def test_raw_numpy_arrays_are_refused_with_the_fix(device):
     x = on(device, np.ones(3))
     raw = np.ones(3)
-    for call in (lambda: x + raw, lambda: raw + x, lambda: xp.add(x, raw), lambda: xp.add(raw, x),
-                 lambda: xp.where(x > 0, raw, x), lambda: xp.sum(raw)):  # fmt: skip
+    # the namespace's functions take strict arrays only (the standard does not mix types)
+    for call in (lambda: xp.add(x, raw), lambda: xp.add(raw, x), lambda: xp.where(x > 0, raw, x),
+                 lambda: xp.sum(raw)):  # fmt: skip
         with pytest.raises(TypeError, match="asarray"):
             call()
+    # an operator leaves a NumPy array to NumPy's own (section 7): NumPy's meaning, on x's
+    # device, the same both ways
+    for got in (x + raw, raw + x):
+        assert type(got) is xp.Array and got.device == x.device
+        np.testing.assert_array_equal(to_numpy(got), [2.0, 2.0, 2.0])
     with pytest.raises(IndexError, match="asarray"):
         x[[0, 1]]  # a list is not a key: make an array of it
     # NumPy index arrays are keys, not operands: nothing broadcasts against them
@@ -98,7 +104,10 @@ def test_raw_numpy_arrays_are_refused_with_the_fix(device):
 def test_numpy_scalars_act_as_python_scalars():
     x = xp.ones(3, dtype=xp.float32)
     assert (x + np.float64(1.0)).dtype == xp.float32
-    assert (np.float64(1.0) * x).dtype == xp.float32
+    assert xp.multiply(np.float64(1.0), x).dtype == xp.float32
+    # on the left of an operator, a NumPy scalar's own operator runs NumPy's ufunc: NumPy's
+    # dtype rule (NEP 50), as for NumPy's arrays (section 7)
+    assert (np.float64(1.0) * x).dtype == xp.float64
 
 
 def test_unknown_operand_types_defer():

@@ -222,3 +222,178 @@ def test_audit_command_checks_numpy_code(tmp_path):
     out = subprocess.run([*args, str(script)], capture_output=True, text=True,
                          cwd=tmp_path, env=checkout_env())  # fmt: skip
     assert "0 rank promotion" in out.stderr or "no rank promotion" in out.stderr, out.stderr
+
+
+# --- the mode only checks: NumPy's own behaviour, by construction ------------------------------------
+def test_out_identity_and_tuples_with_none():
+    with snp.checking():
+        c0 = np.asarray(2.5)
+        o = np.zeros(())
+        assert np.floor(c0, out=o) is o and o == 2.0
+        c = np.arange(6.0).reshape(2, 3)
+        total = np.zeros(3)
+        assert np.sum(c, axis=0, out=total) is total
+        frac, whole = np.modf(c * 1.5, out=(None, np.zeros((2, 3))))
+        assert frac is not None and type(frac) is snp.CheckedArray
+        np.testing.assert_array_equal(whole, np.modf(np.arange(6.0).reshape(2, 3) * 1.5)[1])
+        v = np.arange(3.0)
+        assert np.atleast_1d(v) is v and np.asarray(v) is v and np.asanyarray(v) is v
+        assert np.percentile(np.arange(8.0), 100) == 7.0
+        assert np.var(np.arange(4.0)) == 1.25 and isinstance(np.var(np.arange(4.0)), np.float64)
+
+
+def test_new_arrays_own_their_data():
+    with snp.checking():
+        c = np.arange(3.0)
+        assert c.flags.owndata and (c + 1).flags.owndata and np.sqrt(c).flags.owndata
+        e = np.empty(3)
+        e.resize(6)  # needs its own data and no other reference
+        assert e.shape == (6,)
+        import pandas as pd
+
+        s = pd.Series([1, 2, 1], dtype="category")  # pandas resizes NumPy's arrays inside
+        assert list(s.cat.codes) == [0, 1, 0]
+
+
+def test_patched_functions_stay_functions_wherever_bound():
+    with snp.checking():
+
+        class T:
+            array = np.array
+            zeros = np.zeros
+
+        assert T().array([1, 2]).tolist() == [1, 2] and T().zeros(2).shape == (2,)
+        assert isinstance(np.random.mtrand._rand, np.random.RandomState)
+        assert isinstance(np.random.default_rng(0), np.random.Generator)
+        assert np.zeros.__name__ == "zeros" and "zeros" in (np.zeros.__doc__ or "")
+
+
+def test_numpys_warnings_at_the_callers_line():
+    import inspect
+    import warnings
+
+    with snp.checking(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        np.ones(3) / 0  # a ufunc's floating-point warning
+        np.nanmean(np.array([np.nan]))  # a NumPy function's warning (stacklevel=2)
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line), (__file__, line + 1)]
+
+
+def test_numpys_answers_where_numpy_answers():
+    with snp.checking(), xp.rank_promotion("raise"):
+        a, b = np.ones((3, 4)), np.ones((4, 3))
+        assert np.cross(a, b, axisa=0, axisb=1).shape == (4, 3)  # vectors along other axes
+        assert np.array_equiv(np.ones(2), np.ones((3, 3))) is False  # NumPy: False, no error
+        s = np.zeros(3, dtype=[("x", float), ("y", int)])
+        s[:] = (1.5, 2)  # a record, not an array
+        assert s["y"].tolist() == [2, 2, 2]
+        o = np.empty((2, 2), dtype=object)
+        o[0, 0] = [1, 2, 3]  # a list is an object here
+        o[1] = [[1], [2]]
+        assert o[0, 0] == [1, 2, 3]
+
+
+# --- every promotion a hook can see ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (
+            lambda: np.matmul(np.ones((2, 2)), np.ones((2, 2)), out=np.zeros((3, 2, 2))),
+            r"numpy\.matmul \(out=\)",
+        ),
+        (lambda: np.vecdot(np.ones((3, 4)), np.ones(4)), r"numpy\.vecdot"),
+        (lambda: np.matvec(np.ones((3, 2, 4)), np.ones(4)), r"numpy\.matvec"),
+        (
+            lambda: np.add.outer(np.ones(2), np.ones(3), out=np.zeros(6)),
+            r"numpy\.add\.outer \(out=\)",
+        ),
+        (
+            lambda: np.divmod(np.ones(3), 2.0, out=(np.zeros(3), np.zeros((2, 3)))),
+            r"numpy\.divmod \(out=\)",
+        ),
+        (lambda: np.modf(np.ones(3), out=(None, np.zeros((2, 3)))), r"numpy\.modf \(out=\)"),
+        (lambda: np.clip(np.ones(3), 0, 1, out=np.zeros((2, 3))), r"numpy\.clip"),
+        (lambda: np.fix(np.ones(3), out=np.zeros((2, 3))), r"numpy\.f"),
+        (
+            lambda: np.select([np.ones((2, 3)) > 0], [np.ones((2, 3))], default=np.zeros(3)),
+            r"numpy\.select",
+        ),
+        (lambda: np.einsum(np.ones((2, 3)), [..., 0], np.ones(3), [..., 0]), r"numpy\.einsum"),
+        (lambda: np.trapezoid(np.ones((2, 3, 4)), x=np.ones((3, 4))), r"numpy\.trapezoid"),
+        (
+            lambda: np.random.default_rng(0).normal(np.zeros((3, 1)), np.ones(3)),
+            r"numpy\.random\.Generator\.normal",
+        ),
+        (
+            lambda: np.random.default_rng(0).normal(np.zeros(3), size=(2, 3)),
+            r"numpy\.random\.Generator\.normal",
+        ),
+        (
+            lambda: np.random.normal(np.zeros((3, 1)), np.ones(3)),
+            r"numpy\.random\.RandomState\.normal",
+        ),
+        (
+            lambda: np.apply_along_axis(lambda v: v - np.ones((2, 1)), 0, np.ones((3, 2))),
+            r"numpy\.subtract",
+        ),
+        (
+            lambda: np.piecewise(np.ones(3), [np.ones(3) > 0], [lambda v: v - np.ones((2, 1))]),
+            r"numpy\.subtract",
+        ),
+        (lambda: np.fromfunction(lambda i, j: i - j[0], (3, 2)), r"numpy\.subtract"),
+        (
+            lambda: np.vectorize(lambda v: v - np.ones((2, 1)), signature="(n)->(m,n)")(
+                np.ones((3, 2))
+            ),
+            r"numpy\.subtract",
+        ),
+        (lambda: (m := np.vstack([[1, 2, 3], [4, 5, 6]])) - m.mean(axis=1), r"numpy\.subtract"),
+        (lambda: np.fromiter(range(3), float) - np.ones((2, 1)), r"numpy\.subtract"),
+        (lambda: np.ogrid[0:3, 0:2][0] - np.ones(2), r"numpy\.subtract"),
+        (lambda: np.asfortranarray(np.ones((2, 3))) - np.ones(3), r"numpy\.subtract"),
+        (lambda: np.r_[1, 2, 3] - np.ones((2, 1)), r"numpy\.subtract"),
+    ],
+)
+def test_every_promotion_a_hook_can_see_is_caught(call, name):
+    with snp.checking(), xp.rank_promotion("raise"):
+        with pytest.raises(xp.RankPromotionError, match=name):
+            call()
+
+
+def test_a_memmap_numpy_loads_is_checked(tmp_path):
+    np.save(tmp_path / "a.npy", np.ones((3, 1)))
+    with snp.checking():
+        m = np.load(tmp_path / "a.npy", mmap_mode="r")
+        assert isinstance(m, np.memmap) and isinstance(m, snp.CheckedArray)
+        with pytest.raises(xp.RankPromotionError, match=r"numpy\.subtract"):
+            m - np.ones(3)
+
+
+def test_exits_have_no_hook():
+    # documented in docs/numpy-code.md, "Limits": NumPy entry points that read arrays
+    # through __array__ or by strides, and ufuncs given no checked array
+    with snp.checking(), xp.rank_promotion("raise"):
+        assert type(np.sqrt([[1.0], [4.0]])) is np.ndarray  # a ufunc object: no stand-in
+        x = np.ones((3, 1))
+        assert np.broadcast(x, np.ones(3)).shape == (3, 3)
+        plain = x.view(np.ndarray)
+        plain[...] = np.ones(1)
+        it = np.nditer([x, np.ones(3)])
+        assert it.shape == (3, 3)
+        assert np.lib.stride_tricks.as_strided(x, (3, 3), (8, 0)).shape == (3, 3)
+
+
+def test_the_same_name_in_both_paths():
+    # one interpreter: a NumPy name names the operation alike for strict and checked arrays
+    c, v = np.ones((3, 1)), np.ones(3)
+    for make in (xp.asarray, snp.asarray):
+        for call, name in ((lambda a, b: np.where(a > 0, a, b), "numpy.where"),
+                           (lambda a, b: np.clip(a, b, 2.0), "numpy.clip"),
+                           (lambda a, b: np.isclose(a, b), "numpy.isclose"),
+                           (lambda a, b: np.subtract(a, b), "numpy.subtract")):  # fmt: skip
+            with pytest.raises(xp.RankPromotionError, match=f"^{name}: operands of shapes"):
+                call(make(c), make(v))
+            with xp.audit() as report:
+                call(make(c), make(v))
+            assert [site.operation for site in report.counts] == [name]

@@ -257,6 +257,59 @@ class Device:
         """Adapt ``low`` (aligned with ``high``'s trailing axes) to ``high``'s layout."""
         return low
 
+    # --- NumPy's own functions and ufuncs (section 7) ----------------------------------
+    # NumPy's value under NumPy's name: on the host, NumPy's own function on the data;
+    # on an eager device of another backend, NumPy's function on the data made NumPy's
+    # and back; a lazy device builds it the way its row of the NumPy table names
+    # (_numpy_ways). The arguments hold this device's data, NumPy's arrays, lists and
+    # scalars; ``out=`` targets are the caller's to fill.
+    def numpy_call(self, func: Any, way: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """NumPy's ``func(*args, **kwargs)`` on this device's data, NumPy's value."""
+        if self.host:
+            return func(*args, **kwargs)
+        return self._from_numpy_results(
+            func(*self._to_numpy_args(args), **self._to_numpy_args(kwargs))
+        )
+
+    def numpy_write(
+        self, func: Any, way: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """NumPy's ``func`` that writes into ``way.target`` (``np.copyto``, ``np.put``):
+        the target's new data (on a device with views: the target itself, written)."""
+        if self.host:
+            func(*args, **kwargs)
+            return _bound_target(func, way.target, args, kwargs)
+        args2, kwargs2 = self._to_numpy_args(args), self._to_numpy_args(kwargs)
+        func(*args2, **kwargs2)
+        return self.from_numpy(_bound_target(func, way.target, args2, kwargs2))
+
+    def numpy_ufunc(self, ufunc: Any, method: str, inputs: tuple[Any, ...],
+                    kwargs: dict[str, Any]) -> Any:  # fmt: skip
+        """NumPy's ``ufunc`` (``method`` of it) on this device's data, NumPy's value."""
+        if self.host:
+            return getattr(ufunc, method)(*inputs, **kwargs)
+        out = getattr(ufunc, method)(*self._to_numpy_args(inputs), **self._to_numpy_args(kwargs))
+        return self._from_numpy_results(out)
+
+    def _to_numpy_args(self, value: Any) -> Any:
+        if self.owns(value):
+            return self.to_numpy(value)
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._to_numpy_args(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self._to_numpy_args(v) for k, v in value.items()}
+        return value
+
+    def _from_numpy_results(self, value: Any) -> Any:
+        if isinstance(value, (np.ndarray, np.generic)):
+            return self.from_numpy(np.asarray(value))
+        if isinstance(value, tuple):
+            items = [self._from_numpy_results(v) for v in value]
+            return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+        if isinstance(value, list):
+            return [self._from_numpy_results(v) for v in value]
+        return value
+
     # --- on-disk arrays -------------------------------------------------------------
     def from_npy(self, path: str, chunks: Any) -> Any:
         """A ``.npy`` file's data on this device."""
@@ -289,6 +342,12 @@ class Device:
         )  # fmt: skip
         z[...] = arr
         return None
+
+
+def _bound_target(func: Any, target: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    from ._numpy_ways import bound
+
+    return bound(func, args, kwargs)[target]
 
 
 def _dotted(module: Any, name: str) -> Any:

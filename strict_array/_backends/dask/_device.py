@@ -15,7 +15,7 @@ import numpy as np
 
 from ..._broadcasting import broadcast_shapes
 from .. import Device
-from . import _compute, _indexing, _io
+from . import _compute, _indexing, _io, _numpy_calls
 from ._basics import bounded_broadcast_blocks, paired_unknown_blocks, without_empty_blocks
 from ._namespace import auto_chunks, build_namespace, declared, declaring, reshape
 
@@ -136,6 +136,18 @@ class DaskDevice(Device):
             for lc, hc, ls, hs in zip(low.chunks, high.chunks[lead:], low.shape, high.shape[lead:])
         )
         return low if target == low.chunks else declared(low.rechunk(target))
+
+    def numpy_call(self, func: Any, way: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return _numpy_calls.numpy_call(func, way, args, kwargs)
+
+    def numpy_write(
+        self, func: Any, way: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        return _numpy_calls.numpy_write(func, way, args, kwargs)
+
+    def numpy_ufunc(self, ufunc: Any, method: str, inputs: tuple[Any, ...],
+                    kwargs: dict[str, Any]) -> Any:  # fmt: skip
+        return _numpy_calls.numpy_ufunc(ufunc, method, inputs, kwargs)
 
     def from_npy(self, path: str, chunks: Any) -> da.Array:
         return declared(without_empty_blocks(_io.from_npy(path, chunks)))

@@ -309,6 +309,11 @@ def _reachable(roots: Iterable[str], deps: dict[str, set[str]]) -> set[str]:
     return seen
 
 
+def _by_name(node: Any) -> str:
+    """A layer's name to sort by: a delayed value's layer may be named by a tuple."""
+    return node if type(node) is str else repr(node)
+
+
 def _toposort(nodes: set[str], deps: dict[str, set[str]]) -> list[str]:
     """Dependencies before dependents (deterministic: ties by name)."""
     indegree = {n: len(deps[n] & nodes) for n in nodes}
@@ -316,12 +321,12 @@ def _toposort(nodes: set[str], deps: dict[str, set[str]]) -> list[str]:
     for n in nodes:
         for d in deps[n] & nodes:
             dependents[d].append(n)
-    ready = sorted((n for n, k in indegree.items() if k == 0), reverse=True)
+    ready = sorted((n for n, k in indegree.items() if k == 0), key=_by_name, reverse=True)
     order = []
     while ready:
         n = ready.pop()
         order.append(n)
-        for m in sorted(dependents[n], reverse=True):
+        for m in sorted(dependents[n], key=_by_name, reverse=True):
             indegree[m] -= 1
             if indegree[m] == 0:
                 ready.append(m)

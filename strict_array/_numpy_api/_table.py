@@ -1,0 +1,498 @@
+"""The one table of NumPy interoperation: every NumPy name strict_array answers.
+
+A row says, for one NumPy function (``"mean"``, ``"linalg.norm"``, ``"fft.fft"``, a
+random generator's method ``"random.Generator.normal"``):
+
+- ``rules``: which of its arguments broadcast together, and how (:mod:`._rules`);
+  both NumPy's functions on strict arrays and NumPy code under the NumPy-code mode are
+  checked by them;
+- ``lazy``: how a lazy device gives NumPy's value (a way of
+  :mod:`strict_array._backends._numpy_ways`, or :class:`Compose`, :class:`Unless`); an
+  eager device whose data is NumPy's calls NumPy's own function;
+- ``standard``: the namespace's spelling of the operation, for the messages that name
+  it (``strict_array.concatenate`` is not an attribute: ``concat`` is) and the docs.
+
+Ufuncs take their rules from the ufunc itself (its operands, core axes, ``out=``,
+``where=``); their rows (:data:`UFUNCS`) give the standard spelling.
+
+Adding a NumPy function is one row here, and the cases that test it against NumPy
+(``tests/numpy_cases.py``); ``docs/devices.md`` shows how.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+import numpy as np
+
+from .._backends._numpy_ways import (
+    Blocks,
+    Lanes,
+    Matrices,
+    Own,
+    Refuse,
+    Value,
+    Way,
+    Whole,
+    Writes,
+)
+from . import _compose
+from ._rules import Assign, Broadcast, Callbacks, Einsum, Rule, Stacks, ToShape
+
+__all__ = [
+    "EXITS", "FUNCTIONS", "GENERATORS", "MAKERS", "UFUNCS", "Compose", "Lazy", "Row", "Unless",
+    "by_function", "lookup",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Compose:
+    """Written with the namespace's own functions (:mod:`._compose`), whose value is
+    NumPy's for every argument NumPy's function takes; the arguments come as strict
+    arrays on the device. With ``any_device``, a question about the arguments
+    themselves (``np.may_share_memory``), answered on every device, as they are."""
+
+    fn: Callable[..., Any]
+    any_device: bool = False
+
+
+@dataclass(frozen=True)
+class Unless:
+    """``way``, except where ``why(arguments)`` names a reason it would not give NumPy's
+    value (an upstream issue): then ``instead``."""
+
+    why: Callable[[dict[str, Any]], str]
+    way: Lazy
+    instead: Lazy
+
+
+Lazy: TypeAlias = Way | Compose | Unless
+
+
+@dataclass(frozen=True)
+class Row:
+    """How strict_array answers one NumPy name (see the module's docstring)."""
+
+    numpy: str
+    rules: tuple[Rule, ...] = ()
+    lazy: Lazy = field(default_factory=lambda: Whole(()))
+    standard: str = ""
+    note: str = ""
+
+
+def rows(names: str, *rules: Rule, lazy: Lazy | Callable[[str], Lazy], standard: str = "",
+         note: str = "") -> list[Row]:  # fmt: skip
+    """One row per name of ``names`` (space-separated); ``lazy`` may be made per name, and
+    ``standard`` ``"="`` means the namespace's function of NumPy's name."""
+    return [
+        Row(name, tuple(rules), lazy(name) if callable(lazy) else lazy,
+            name if standard == "=" else standard, note)
+        for name in names.split()
+    ]  # fmt: skip
+
+
+def _case(
+    description: str, why: Callable[[dict[str, Any]], str]
+) -> Callable[[dict[str, Any]], str]:
+    """``why``, described for the docs' table (``"axis=None"``)."""
+    why.description = description  # type: ignore[attr-defined]
+    return why
+
+
+def _given(*names: str) -> Callable[[dict[str, Any]], str]:
+    """The reason: one of ``names`` is given (other than None)."""
+    return _case(" or ".join(f"{n}=" for n in names),
+                 lambda b: next((f"{n}=" for n in names if b.get(n) is not None), ""))  # fmt: skip
+
+
+def _is_none(name: str) -> Callable[[dict[str, Any]], str]:
+    return _case(f"{name}=None", lambda b: f"{name}=None" if b.get(name) is None else "")
+
+
+def _not(name: str, value: Any) -> Callable[[dict[str, Any]], str]:
+    return _case(f"{name} other than {value!r}",
+                 lambda b: f"{name}={b.get(name)!r}" if b.get(name) != value else "")  # fmt: skip
+
+
+#: a reduction's where= broadcasts against its input
+WHERE = Broadcast(("a", "where"))
+#: NumPy's functions of one whole array that are not chunked
+WHOLE = lambda *arrays: Whole(tuple(arrays))  # noqa: E731
+WHOLE_VALUES = lambda *arrays: Whole(tuple(arrays), sizes="values")  # noqa: E731
+
+
+@functools.partial(_case, "reflect, symmetric or wrap wider than the axis, or reflect_type")
+def _pad_wider_than_axis(b: dict[str, Any]) -> str:
+    """Dask's pad gives a wrong shape and values where a reflect, symmetric or wrap
+    width reaches the axis's length (NumPy pads repeatedly there), and ignores
+    ``reflect_type="odd"``."""
+    if b.get("mode") not in ("reflect", "symmetric", "wrap"):
+        return ""
+    if b.get("kwargs", {}).get("reflect_type", "even") != "even":
+        return "reflect_type"
+    x = b.get("array")
+    widths = np.broadcast_to(np.asarray(b.get("pad_width")), (getattr(x, "ndim", 0), 2))
+    sizes = getattr(x, "shape", ())
+    return "a width at least the axis" if any(
+        int(w) >= (s or 0) for pair, s in zip(widths, sizes) for w in pair
+    ) else ""  # fmt: skip
+
+
+def _convolve_shape(b: dict[str, Any]) -> tuple[int]:
+    n, m = int(np.size(b["a"])), int(np.size(b["v"]))
+    mode = b.get("mode", "full")
+    if mode == "full":
+        return (n + m - 1,)
+    if mode == "same":
+        return (max(n, m),)
+    return (max(n, m) - min(n, m) + 1,)
+
+
+def _histogram_shape(b: dict[str, Any]) -> Any:
+    bins = b.get("bins", 10)
+    if isinstance(bins, str):
+        return None  # the number of bins depends on the values
+    n = int(bins) if np.ndim(bins) == 0 else len(bins) - 1
+    return ((n,), (n + 1,))
+
+
+#: every NumPy function that takes an array, by its qualified name
+FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
+    # --- reductions and statistics: Dask's own tree reductions, else each lane ---------------
+    *rows("sum prod mean std var max min all any nansum nanprod nanmean nanstd nanvar "
+          "nanmax nanmin", WHERE, lazy=Own(), standard="="),
+    *rows("amax", WHERE, lazy=Own("max"), standard="max"),
+    *rows("amin", WHERE, lazy=Own("min"), standard="min"),
+    *rows("count_nonzero", lazy=Own(), standard="="),
+    # (Dask's arg-reductions break ties between blocks otherwise than NumPy, first index)
+    *rows("argmax argmin nanargmax nanargmin", lazy=Lanes("a"), standard="="),
+    *rows("ptp", lazy=Own(), standard="max(x, axis=...) - min(x, axis=...)"),
+    *rows("median nanmedian", lazy=Lanes("a")),
+    *rows("percentile quantile nanpercentile nanquantile", Broadcast(("a", "weights")),
+          lazy=Lanes("a", others=("weights",))),
+    *rows("average", lazy=Lanes("a", others=("weights",)), standard="mean, or sum(x * w) / sum(w)",
+          note="weights of a's shape, or along axis"),
+    *rows("cumsum cumprod", lazy=Own(),
+          standard="cumulative_sum or cumulative_prod (of reshape(x, (-1,)) for axis=None)"),
+    *rows("nancumsum nancumprod", lazy=Unless(_is_none("axis"), Own(), Lanes("a")), standard="="),
+    *rows("cumulative_sum cumulative_prod", lazy=Lanes("x"), standard="="),
+    *rows("cov corrcoef", lazy=WHOLE("m", "x", "y", "fweights", "aweights"),
+          standard="matmul of the centred data"),
+    *rows("histogram", lazy=Whole(("a", "weights", "bins"), shape=_histogram_shape)),
+    *rows("histogram_bin_edges", lazy=Whole(("a", "weights", "bins"),
+                                            shape=lambda b: (_histogram_shape(b) or (0, None))[1])),
+    *rows("histogram2d", lazy=WHOLE("x", "y", "weights", "bins")),
+    *rows("histogramdd", lazy=WHOLE("sample", "weights", "bins")),
+    *rows("bincount", lazy=WHOLE_VALUES("x", "weights")),
+    # --- element-wise functions: NumPy's on each block -----------------------------------
+    *rows("angle", lazy=Blocks(("z",)), standard="atan2(imag(x), real(x))"),
+    *rows("round around", lazy=Blocks(("a",)), standard="round",
+          note="decimals= as NumPy rounds"),
+    *rows("fix", Assign("out", ("x",)), lazy=Blocks(("x",)), standard="trunc"),
+    *rows("i0 sinc", lazy=Blocks(("x",))),
+    *rows("real imag", lazy=Blocks(("val",)), standard="="),
+    *rows("iscomplex isreal", lazy=Blocks(("x",))),
+    *rows("isneginf isposinf", Assign("out", ("x",)), lazy=Blocks(("x",))),
+    *rows("nan_to_num", lazy=Blocks(("x",)), standard="where(isnan(x), 0.0, x)"),
+    *rows("clip", Broadcast(("a", "a_min", "a_max", "min", "max")),
+          Assign("out", ("a", "a_min", "a_max", "min", "max")),
+          lazy=Blocks(("a", "a_min", "a_max", "min", "max")), standard="="),
+    *rows("isclose", Broadcast(("a", "b")), lazy=Blocks(("a", "b")),
+          standard="abs(a - b) <= atol + rtol * abs(b)"),
+    *rows("where", Broadcast(("condition", "x", "y")),
+          lazy=Unless(_is_none("x"), Blocks(("condition", "x", "y")), Own()), standard="=",
+          note="where(condition) alone is nonzero(condition)"),
+    *rows("select", Broadcast(("*condlist", "*choicelist", "default")),
+          lazy=Blocks(("*condlist", "*choicelist", "default")), standard="where, nested"),
+    *rows("piecewise", Broadcast(("x", "*condlist")), Callbacks(("funclist",)),
+          lazy=Blocks(("x", "*condlist")), standard="where"),
+    *rows("choose", Broadcast(("a", "*choices")), lazy=Blocks(("a", "*choices")),
+          standard="take_along_axis or where"),
+    *rows("interp", lazy=Blocks(("x",), whole=("xp", "fp"))),
+    *rows("polyval", lazy=Blocks(("x",), whole=("p",))),
+    *rows("searchsorted", lazy=Blocks(("v",), whole=("a", "sorter")), standard="="),
+    *rows("digitize", lazy=Blocks(("x",), whole=("bins",)), standard="searchsorted"),
+    *rows("isin", lazy=Blocks(("element",), whole=("test_elements",)), standard="="),
+    *rows("ravel_multi_index", lazy=Blocks(("*multi_index",))),
+    *rows("unravel_index", lazy=Blocks(("indices",))),
+    *rows("real_if_close", lazy=Refuse("its dtype depends on the values")),
+    *rows("astype", lazy=Blocks(("x",)), standard="="),
+    *rows("copy", lazy=Blocks(("a",)), standard="asarray(x, copy=True)"),
+    *rows("zeros_like ones_like empty_like full_like", lazy=Own(), standard="="),
+    # --- along an axis: NumPy's on each lane --------------------------------------------------
+    *rows("sort argsort", lazy=Lanes("a"), standard="="),
+    *rows("partition argpartition", lazy=Lanes("a"), standard="sort or argsort"),
+    *rows("sort_complex", lazy=Lanes("a", axis=-1)),
+    *rows("lexsort", lazy=WHOLE("keys")),
+    *rows("unwrap", lazy=Lanes("p")),
+    *rows("trapezoid", Broadcast(("y", "x"), vectors=("x",)), lazy=Lanes("y", others=("x",))),
+    *rows("gradient", lazy=WHOLE("f", "varargs")),
+    *rows("diff", lazy=Own(), standard="="),
+    # (Dask's ediff1d casts to_end and to_begin that NumPy refuses under same_kind)
+    *rows("ediff1d", lazy=Unless(_given("to_end", "to_begin"), Own(), WHOLE("ary")),
+          standard="diff(reshape(x, (-1,)))"),
+    *rows("apply_along_axis", Callbacks(("func1d",)), lazy=Lanes("arr")),
+    *rows("apply_over_axes", Callbacks(("func",)), lazy=WHOLE("a")),
+    *rows("packbits unpackbits", lazy=Lanes("a")),
+    *rows("convolve correlate", lazy=Whole(("a", "v"), shape=_convolve_shape)),
+    *rows("vander", lazy=WHOLE("x")),
+    # --- sets and data-dependent sizes --------------------------------------------------------
+    *rows("unique", lazy=WHOLE_VALUES("ar"),
+          standard="unique_values, unique_counts, unique_inverse or unique_all"),
+    *rows("unique_values unique_counts unique_inverse unique_all", lazy=WHOLE_VALUES("x"),
+          standard="="),
+    *rows("union1d intersect1d setdiff1d setxor1d", lazy=WHOLE_VALUES("ar1", "ar2")),
+    *rows("nonzero", lazy=Own(), standard="="),
+    *rows("argwhere", lazy=Own(), standard="stack(nonzero(x), axis=-1)"),
+    *rows("flatnonzero", lazy=Own(), standard="nonzero(reshape(x, (-1,)))[0]"),
+    *rows("compress", lazy=Own(), standard="boolean indexing: x[mask]"),
+    *rows("extract", lazy=Own(), standard="boolean indexing: x[mask]"),
+    *rows("trim_zeros", lazy=WHOLE_VALUES("filt")),
+    # --- manipulation ----------------------------------------------------------------------
+    *rows("append", lazy=Own(), standard="concat"),
+    *rows("atleast_1d atleast_2d atleast_3d", lazy=Own(), standard="expand_dims"),
+    *rows("block", lazy=Own(), standard="concat"),
+    *rows("broadcast_arrays", Broadcast(("*args",)), lazy=Own(), standard="="),
+    *rows("broadcast_to", ToShape("array", "shape"), lazy=Own(), standard="="),
+    *rows("concatenate concat", lazy=Own("concatenate"), standard="concat"),
+    *rows("stack", lazy=Own(), standard="="),
+    *rows("hstack vstack dstack", lazy=Own(), standard="concat (same rank) or stack (a new axis)"),
+    *rows("column_stack", lazy=Compose(_compose.column_stack), standard="stack or concat"),
+    *rows("split array_split", lazy=lambda n: Compose(_compose.splitting(getattr(np, n))),
+          standard="slicing, or unstack"),
+    *rows("hsplit vsplit dsplit", lazy=lambda n: Compose(_compose.splitting(getattr(np, n))),
+          standard="slicing"),
+    *rows("unstack", lazy=Compose(_compose.unstack), standard="="),
+    *rows("expand_dims", lazy=Own(), standard="="),
+    *rows("squeeze", lazy=Own(), standard="="),
+    *rows("flip", lazy=Own(), standard="="),
+    *rows("fliplr flipud", lazy=Own(), standard="flip"),
+    *rows("moveaxis", lazy=Own(), standard="="),
+    *rows("rollaxis", lazy=Own(), standard="moveaxis"),
+    *rows("swapaxes", lazy=Own(), standard="permute_dims"),
+    *rows("transpose", lazy=Own(), standard="permute_dims or matrix_transpose"),
+    *rows("permute_dims", lazy=Own("transpose"), standard="="),
+    *rows("matrix_transpose", lazy=Compose(_compose.matrix_transpose), standard="="),
+    *rows("ravel", lazy=Unless(_not("order", "C"), Own(), WHOLE("a")), standard="reshape"),
+    *rows("reshape", lazy=Unless(_not("order", "C"), Own(), WHOLE("a")), standard="="),
+    *rows("resize", lazy=WHOLE("a"), standard="tile and reshape"),
+    *rows("repeat", lazy=Unless(_is_none("axis"), Own(), WHOLE("a", "repeats")), standard="="),
+    *rows("tile", lazy=Own(), standard="="),
+    *rows("roll", lazy=Own(), standard="="),
+    *rows("rot90", lazy=Own(), standard="flip and matrix_transpose"),
+    *rows("insert delete", lazy=Unless(_is_none("axis"), Own(), WHOLE("arr", "obj", "values")),
+          standard="concat and slicing"),
+    *rows("pad", lazy=Unless(_pad_wider_than_axis, Own(), WHOLE("array")), standard="="),
+    *rows("meshgrid", lazy=Own(), standard="="),
+    *rows("ix_", lazy=WHOLE("args")),
+    *rows("diag", lazy=Own(), standard="linalg.diagonal (of a matrix)"),
+    *rows("diagflat", lazy=WHOLE("v")),
+    *rows("diagonal", lazy=Own(), standard="linalg.diagonal"),
+    *rows("trace", lazy=Own(), standard="linalg.trace"),
+    *rows("tril triu", lazy=Own(), standard="="),
+    *rows("tril_indices_from triu_indices_from diag_indices_from", lazy=Value(shapes_only=True)),
+    # --- indexing and writes ---------------------------------------------------------------
+    *rows("take", lazy=Unless(_given("mode"), Unless(_is_none("axis"), Own(),
+                                                    WHOLE("a", "indices")), WHOLE("a", "indices")),
+          standard="="),
+    *rows("take_along_axis", lazy=Compose(_compose.take_along_axis), standard="="),
+    *rows("put", lazy=Writes("a", WHOLE("a", "ind", "v")), standard="x[key] = value"),
+    *rows("putmask", lazy=Writes("a", WHOLE("a", "mask", "values")), standard="x[key] = value"),
+    *rows("place", lazy=Writes("arr", WHOLE("arr", "mask", "vals")), standard="x[key] = value"),
+    *rows("fill_diagonal", lazy=Writes("a", WHOLE("a", "val")), standard="x[key] = value"),
+    *rows("put_along_axis", Broadcast(("indices", "values")),
+          lazy=Writes("arr", WHOLE("arr", "indices", "values")), standard="x[key] = value"),
+    *rows("copyto", Assign("dst", ("src", "where")),
+          lazy=Writes("dst", Blocks(("dst", "src", "where"))), standard="x[key] = value"),
+    # --- linear algebra ------------------------------------------------------------------------
+    *rows("dot", lazy=Own(), standard="matmul, vecdot or tensordot"),
+    *rows("vdot", lazy=Own(), standard="vecdot"),
+    *rows("inner", lazy=WHOLE("a", "b"), standard="vecdot (or tensordot)"),
+    *rows("outer", lazy=Own(), standard="linalg.outer"),
+    *rows("tensordot", lazy=Own(), standard="="),
+    *rows("einsum", Einsum(), lazy=Own(), standard="="),
+    *rows("einsum_path", Einsum(), lazy=Value(shapes_only=True)),
+    *rows("kron", lazy=WHOLE("a", "b")),
+    *rows("cross", Stacks("a", "b", (1, 1), axes=("axisa", "axisb", "axis")),
+          lazy=Unless(_case("vectors along other axes",
+                            lambda b: "axes" if (b.get("axis"), b.get("axisa"), b.get("axisb"),
+                                                 b.get("axisc")) != (None, -1, -1, -1) else ""),
+                      Matrices(("a", "b"), (1, 1)), WHOLE("a", "b")),
+          standard="linalg.cross"),
+    *rows("linalg.cholesky linalg.det linalg.inv linalg.eig linalg.eigh linalg.eigvals "
+          "linalg.eigvalsh linalg.slogdet linalg.svd linalg.svdvals linalg.qr linalg.pinv "
+          "linalg.matrix_rank linalg.matrix_power linalg.cond linalg.matrix_norm",
+          lazy=Matrices(("a",), (2,)), standard="="),
+    *rows("linalg.solve", Stacks("a", "b", (2, 2)), lazy=Matrices(("a", "b"), (2, 2)),
+          standard="="),
+    *rows("linalg.lstsq", lazy=WHOLE_VALUES("a", "b"),
+          standard="linalg.solve (of the normal equations)"),
+    *rows("linalg.multi_dot", lazy=WHOLE("arrays"), standard="matmul, one product at a time"),
+    *rows("linalg.norm", lazy=Own(), standard="linalg.vector_norm or linalg.matrix_norm"),
+    *rows("linalg.vector_norm", lazy=Lanes("x"), standard="="),
+    *rows("linalg.tensorinv linalg.tensorsolve", lazy=WHOLE("a", "b")),
+    *rows("linalg.cross", Stacks("x1", "x2", (1, 1), axes=("axis", "axis")),
+          lazy=Unless(_not("axis", -1), Matrices(("x1", "x2"), (1, 1)), WHOLE("x1", "x2")),
+          standard="="),
+    *rows("linalg.vecdot", Stacks("x1", "x2", (1, 1), axes=("axis", "axis")),
+          lazy=Unless(_not("axis", -1), Matrices(("x1", "x2"), (1, 1)), WHOLE("x1", "x2")),
+          standard="="),
+    *rows("linalg.matmul", Stacks("x1", "x2", (2, 2)), lazy=Own("matmul"), standard="="),
+    *rows("linalg.diagonal linalg.trace", lazy=Matrices(("x",), (2,)), standard="="),
+    *rows("linalg.matrix_transpose", lazy=Compose(_compose.matrix_transpose), standard="="),
+    *rows("linalg.outer", lazy=WHOLE("x1", "x2"), standard="="),
+    *rows("linalg.tensordot", lazy=Own("tensordot"), standard="="),
+    # --- fft: NumPy's transform of each lane ------------------------------------------------------
+    *rows("fft.fft fft.ifft fft.rfft fft.irfft fft.hfft fft.ihfft", lazy=Lanes("a"),
+          standard="="),
+    *rows("fft.fft2 fft.ifft2 fft.rfft2 fft.irfft2", lazy=Lanes("a", axis="axes"),
+          standard="fft.fftn (axes=(-2, -1))"),
+    *rows("fft.fftn fft.ifftn fft.rfftn fft.irfftn", lazy=Lanes("a", axis="axes"), standard="="),
+    *rows("fft.fftshift fft.ifftshift", lazy=Lanes("x", axis="axes"), standard="="),
+    # --- polynomials ------------------------------------------------------------------------------
+    *rows("poly", lazy=WHOLE("seq_of_zeros")),
+    *rows("polyadd polysub", lazy=WHOLE("a1", "a2")),
+    *rows("polymul", lazy=WHOLE("a1", "a2")),
+    *rows("polyder polyint", lazy=WHOLE("p")),
+    *rows("polydiv", lazy=WHOLE_VALUES("u", "v")),
+    *rows("polyfit", lazy=WHOLE_VALUES("x", "y", "w")),
+    *rows("roots", lazy=WHOLE_VALUES("p")),
+    # --- what arrays are, not their values -------------------------------------------------------
+    *rows("shape", lazy=Value(shapes_only=True), standard="x.shape"),
+    *rows("ndim", lazy=Value(shapes_only=True), standard="x.ndim"),
+    *rows("size", lazy=Value(shapes_only=True), standard="x.size"),
+    *rows("iscomplexobj isrealobj", lazy=Value(shapes_only=True),
+          standard="isdtype(x.dtype, 'complex floating')"),
+    *rows("result_type", lazy=Value(shapes_only=True), standard="="),
+    *rows("can_cast", lazy=Value(shapes_only=True), standard="="),
+    *rows("common_type", lazy=Value(shapes_only=True)),
+    *rows("min_scalar_type", lazy=Value()),
+    *rows("may_share_memory shares_memory",
+          lazy=lambda n: Compose(_compose.memory_question(getattr(np, n)), True),
+          note="a question about memory: a lazy array's answer is about views"),
+    # --- values out of the array world: computed, then NumPy's ----------------------------------
+    *rows("allclose", Broadcast(("a", "b")), lazy=Value(),
+          standard="all(abs(a - b) <= atol + rtol * abs(b))"),
+    *rows("array_equal", lazy=Value(), standard="a.shape == b.shape and all(a == b)"),
+    *rows("array_equiv", Broadcast(("a1", "a2"), tries=True), lazy=Value(),
+          standard="all(a == b)"),
+    *rows("array2string array_repr array_str", lazy=Value(), standard="repr(x) or str(x)"),
+    *rows("save savez savez_compressed savetxt", lazy=Value(), standard="to_npy or to_zarr"),
+    *rows("datetime_as_string busday_count busday_offset is_busday", lazy=Value(),
+          note="dates: not the standard's dtypes"),
+    # --- NumPy's creation functions that dispatch on an array (like=) ----------------------------
+    *rows("linspace", lazy=Own(), standard="linspace"),
+    *rows("logspace geomspace", lazy=WHOLE("start", "stop"), standard="linspace"),
+    # --- numpy.lib --------------------------------------------------------------------------------
+    *rows("lib.stride_tricks.sliding_window_view", lazy=Own("lib.stride_tricks.sliding_window_view"),
+          standard="lib.stride_tricks.sliding_window_view"),
+    *rows("lib.scimath.sqrt lib.scimath.log lib.scimath.log2 lib.scimath.log10 "
+          "lib.scimath.arccos lib.scimath.arcsin lib.scimath.arctanh",
+          lazy=Refuse("the result's dtype depends on the values (complex where one is "
+                      "outside the real domain)")),
+    *rows("lib.scimath.logn lib.scimath.power", lazy=Refuse(
+        "the result's dtype depends on the values (complex where one is outside the "
+        "real domain)")),
+]}  # fmt: skip
+
+
+def _distribution_rows(cls: Any, prefix: str) -> list[Row]:
+    """A random generator's methods: each distribution's parameters broadcast together
+    and against ``size`` (a target shape), as for ``np.random.Generator.normal``."""
+    kept = {"size", "dtype", "out", "method", "endpoint", "self"}
+    special = {"choice", "multinomial", "multivariate_hypergeometric", "multivariate_normal",
+               "dirichlet", "permutation", "permuted", "shuffle", "bytes", "spawn", "seed",
+               "get_state", "set_state", "rand", "randn", "tomaxint"}  # fmt: skip
+    out = []
+    for name in sorted(dir(cls)):
+        method = getattr(cls, name)
+        if name.startswith("_") or not callable(method):
+            continue
+        try:
+            params = [p for p in inspect.signature(method).parameters if p not in kept]
+        except (TypeError, ValueError):
+            continue
+        has_size = "size" in inspect.signature(method).parameters
+        rules: tuple[Rule, ...] = ()
+        if name not in special and params:
+            rules = (Broadcast(tuple(params)),)
+            if has_size:
+                rules += tuple(ToShape(p, "size") for p in params)
+        out.append(Row(f"{prefix}.{name}", rules, Refuse("a random generator's stream"), ""))
+    return out
+
+
+#: NumPy's functions that make arrays from no array (no NEP 18 call reaches them): the
+#: NumPy-code mode checks the user functions they call
+MAKERS: dict[str, Row] = {r.numpy: r for r in [
+    Row("fromfunction", (Callbacks(("function",)),), Refuse("makes arrays from no array")),
+]}  # fmt: skip
+
+#: NumPy's random generators' methods (the NumPy-code mode checks their parameters)
+GENERATORS: dict[str, Row] = {
+    r.numpy: r for r in [*_distribution_rows(np.random.Generator, "random.Generator"),
+                         *_distribution_rows(np.random.RandomState, "random.RandomState")]
+}  # fmt: skip
+
+#: NumPy ufunc name -> the standard element-wise function of the same name or meaning
+#: (NumPy's own ufunc computes; the name is for messages and the docs)
+UFUNCS: dict[str, str] = {
+    "absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin",
+    "arcsinh": "asinh", "arctan": "atan", "arctan2": "atan2", "arctanh": "atanh",
+    "power": "pow", "invert": "bitwise_invert", "bitwise_not": "bitwise_invert",
+    "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
+    "conjugate": "conj", "true_divide": "divide", "mod": "remainder",
+    "fmod": "remainder (its result has the divisor's sign; fmod's, the dividend's)",
+    "fmax": "maximum (it propagates NaN; fmax skips NaN)",
+    "fmin": "minimum (it propagates NaN; fmin skips NaN)",
+    "fabs": "abs", "cbrt": "pow(x, 1 / 3) for x >= 0", "exp2": "pow(2, x)",
+    "deg2rad": "x * (pi / 180)", "radians": "x * (pi / 180)",
+    "rad2deg": "x * (180 / pi)", "degrees": "x * (180 / pi)",
+    "float_power": "pow(x1, x2) of float64 operands", "divmod": "floor_divide and remainder",
+    "logaddexp2": "logaddexp(x1 * log(2), x2 * log(2)) / log(2)",
+    "matvec": "matmul(A, x[..., None])[..., 0]", "vecmat": "matmul(x[..., None, :], A)[..., 0, :]",
+    "heaviside": "where", "modf": "trunc and x - trunc(x)", "rint": "round",
+}  # fmt: skip
+
+#: NumPy's conversion functions: they read a strict array through ``__array__``, the
+#: explicit exit to NumPy (a lazy array computes, through the planner)
+EXITS = (
+    "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
+    "asarray_chkfinite", "require",
+)  # fmt: skip
+
+
+def lookup(name: str) -> Any:
+    """NumPy's object of a qualified name (``"linalg.norm"``), or None."""
+    obj: Any = np
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+def by_function() -> dict[Any, Row]:
+    """The rows keyed by NumPy's function objects (an alias, ``np.concat`` of
+    ``np.concatenate``, keeps the first name's row)."""
+    found: dict[Any, Row] = {}
+    for name, row in {**FUNCTIONS, **GENERATORS, **MAKERS}.items():
+        func = lookup(name)
+        if func is not None:
+            found.setdefault(func, row)
+    return found
+
+
+def names_without_rows() -> list[str]:
+    """NumPy's public functions that dispatch on arrays but have no row (a newer NumPy's):
+    tested to be none on the NumPy this release supports."""
+    missing = []
+    for prefix, module in (("", np), ("linalg.", np.linalg), ("fft.", np.fft)):
+        for name in dir(module):
+            f = getattr(module, name)
+            if not name.startswith("_") and hasattr(f, "_implementation") and \
+                    prefix + name not in FUNCTIONS:  # fmt: skip
+                missing.append(prefix + name)
+    return sorted(missing)
