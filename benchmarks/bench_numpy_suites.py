@@ -1,39 +1,42 @@
-"""The NumPy-code mode on real test suites: pass counts and slowdown, plain against checked.
+"""The NumPy-code mode on real test suites: outcomes test by test and slowdown, plain
+against checked.
 
-Run: ``python benchmarks/bench_numpy_suites.py --python VENV/bin/python [--packages ...]
-[--repeats 2] [--out DIR]`` (about 10 minutes for the default packages).
+Run: ``python benchmarks/bench_numpy_suites.py --python VENV/bin/python [--numpy | --packages
+...] [--repeats 2] [--out DIR]``.
 
-``--python`` is the interpreter of an environment holding the packages, pytest and
-strict_array (installed, e.g. ``pip install -e .``): each suite runs in a subprocess,
-``python -m pytest --pyargs PKG -q -p no:cacheprovider`` from a temporary directory, so
-that the package's own installed tests are collected and nothing of the working directory
-shadows them. Default packages: numpy-financial, emcee, PyWavelets and opt_einsum
-(dependencies: NumPy and pure Python; their tests ship in their wheels):
+``--numpy`` runs NumPy's own suites: ``numpy.lib.tests``, ``numpy.linalg.tests``,
+``numpy._core.tests.test_numeric``, ``numpy._core.tests.test_umath`` and
+``numpy.random.tests`` (about 8 minutes). By default, NumPy-only packages whose tests
+ship in their wheels: numpy-financial, emcee, PyWavelets and opt_einsum (dependencies:
+NumPy and pure Python):
 
     python -m venv VENV
-    VENV/bin/pip install numpy pytest numpy-financial emcee pywavelets opt-einsum
+    VENV/bin/pip install numpy pytest hypothesis numpy-financial emcee pywavelets opt-einsum
     VENV/bin/pip install --no-deps -e .
 
-Each suite runs three ways, ``--repeats`` rounds interleaved with a rotating start:
+``--python`` is the interpreter of an environment holding the packages, pytest and
+strict_array (installed): each suite runs in a subprocess, ``python -m pytest --pyargs PKG
+-q -p no:cacheprovider --junitxml=...`` from a temporary directory, so that the package's
+own installed tests are collected and nothing of the working directory shadows them.
+
+Each suite runs in these ways, ``--repeats`` rounds interleaved with a rotating start:
 
 - ``plain``: the suite as it ships;
 - ``allow``: ``--rank-promotion-numpy --rank-promotion=allow``, every array NumPy makes
-  is checked and every promotion allowed: the counts must be those of ``plain`` (the
-  mode checks, it never computes differently);
-- ``audit``: ``--rank-promotion-numpy --rank-promotion=audit``, every promotion recorded
-  by call site; with ``--rank-promotion-report=PATH`` when this pytest plugin has the
-  option (found in ``pytest --help``).
+  is checked and every promotion allowed: every test must have its plain outcome (the
+  mode checks, it never computes differently), except the tests listed, each with its
+  reason, in ``docs/numpy-code.md`` (``--exceptions``): tests that assert that an array's
+  type is exactly ``numpy.ndarray``;
+- ``audit`` (not with ``--numpy``): ``--rank-promotion=audit``, every promotion
+  recorded by call site (``--rank-promotion-report=PATH`` where the plugin has it).
 
-Reported per suite: the counts of each run (passed, failed, skipped, errors; a run whose
-counts differ between rounds is marked), the wall time of the subprocess (interpreter
-start and collection included) and the slowdown against ``plain``; the time is that of
-the quietest round, taken jointly for the three runs (``_harness.min_of_medians``: one
-round per group), and the tests that fail only when checked. Then the audit: promotions, and the rows of its table (call site and
-shapes), gathered per (call site, operation) and per source line. Saved in ``--out``:
-each run's pytest output (``PKG.RUN.log``, the last round's), the audit's table parsed
-from it and gathered per (call site, operation) (``PKG.audit.json``: site, function,
-operation, the shapes seen, count) and the plugin's own report when it writes one
-(``PKG.report.json``).
+Reported per suite: the counts of each run, the wall time of the subprocess (interpreter
+start and collection included) and the slowdown against ``plain`` (the quietest round,
+taken jointly: ``_harness.min_of_medians``); then, test by test (from the junit XML), each
+test whose outcome differs from plain: listed (an exact-type assertion) or NOT LISTED,
+and each listed test that no longer differs. The exit status is 1 if a test differs
+that is not listed. Saved in ``--out``: each run's pytest output and junit XML (the last
+round's), and for the audit its table gathered per (call site, operation).
 """
 
 from __future__ import annotations
@@ -46,13 +49,26 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from _harness import fmt_time, min_of_medians, table, verdict
 
 #: the import names of the default suites (PyPI: numpy-financial, emcee, PyWavelets, opt-einsum)
 PACKAGES = ("numpy_financial", "emcee", "pywt", "opt_einsum")
+#: NumPy's own suites (``--numpy``)
+NUMPY_SUITES = (
+    "numpy.lib.tests", "numpy.linalg.tests", "numpy._core.tests.test_numeric",
+    "numpy._core.tests.test_umath", "numpy.random.tests",
+)  # fmt: skip
+#: the page whose table lists the tests allowed to differ, with their reasons
+EXCEPTIONS_PAGE = Path(__file__).parents[1] / "docs" / "numpy-code.md"
+#: a row of that table: | `suite` | `test id` | reason |
+_EXCEPTION_ROW = re.compile(
+    r"^\|\s*`(?P<suite>[\w.]+)`\s*\|\s*`(?P<test>[^`]+)`\s*\|(?P<reason>.*)\|\s*$"
+)
 NUMPY_MODE = ("--rank-promotion-numpy",)
 REPORT_OPTION = "--rank-promotion-report"
 COUNTED = ("passed", "failed", "skipped", "errors", "xfailed", "xpassed")
@@ -78,6 +94,32 @@ class Run:
     counts: list[dict[str, int]] = field(default_factory=list)
     returncodes: list[int] = field(default_factory=list)
     log: str = ""
+    junit: str = ""
+
+
+def outcomes(junit: str) -> dict[str, str]:
+    """Each test's outcome in a junit XML file: passed, failed, error, skipped, xfailed."""
+    found: dict[str, str] = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        test = f"{case.get('classname')}::{case.get('name')}"
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error"):
+                outcome = "failed" if child.tag == "failure" else "error"
+            elif child.tag == "skipped":
+                outcome = "xfailed" if child.get("type") == "pytest.xfail" else "skipped"
+        found[test] = outcome
+    return found
+
+
+def listed_exceptions(page: Path) -> dict[tuple[str, str], str]:
+    """The tests allowed to differ, (suite, test id) -> reason, from the page's table."""
+    found = {}
+    for line in page.read_text().splitlines():
+        m = _EXCEPTION_ROW.match(line)
+        if m:
+            found[(m["suite"], m["test"])] = m["reason"].strip()
+    return found
 
 
 def summary_counts(output: str) -> dict[str, int]:
@@ -92,16 +134,6 @@ def summary_counts(output: str) -> dict[str, int]:
                     counts[word] = int(n)
             return counts
     raise RuntimeError("no pytest summary line in the output:\n" + output[-2000:])
-
-
-def failures(output: str) -> set[str]:
-    """The test ids of pytest's short summary (``FAILED id - ...``, ``ERROR id - ...``)."""
-    found = set()
-    for line in output.splitlines():
-        word, _, rest = line.partition(" ")
-        if word in ("FAILED", "ERROR"):
-            found.add(rest.split(" - ")[0])
-    return found
 
 
 def audit_sites(output: str) -> tuple[int, list[dict[str, Any]]]:
@@ -202,12 +234,19 @@ def by_operation(sites: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--python", default=sys.executable, help="interpreter of the suites' venv")
-    p.add_argument("--packages", nargs="+", default=list(PACKAGES), help="import names")
-    p.add_argument("--repeats", type=int, default=2, help="rounds of the three runs (2)")
+    p.add_argument("--packages", nargs="+", default=None, help="import names")
+    p.add_argument("--numpy", action="store_true", help="NumPy's own suites")
+    p.add_argument("--repeats", type=int, default=2, help="rounds of the runs (2)")
     p.add_argument("--out", default="numpy-suites", help="directory for logs and audits")
     p.add_argument("--timeout", type=float, default=1800, help="seconds per pytest run")
     p.add_argument("--pytest-args", default="", help="more pytest options for every run")
+    p.add_argument(
+        "--exceptions",
+        default=str(EXCEPTIONS_PAGE),
+        help="the page listing the tests allowed to differ (docs/numpy-code.md)",
+    )
     args = p.parse_args()
+    packages = args.packages or list(NUMPY_SUITES if args.numpy else PACKAGES)
 
     out_dir = os.path.abspath(args.out)
     os.makedirs(out_dir, exist_ok=True)
@@ -216,48 +255,42 @@ def main() -> None:
     if NUMPY_MODE[0] not in help_text:
         sys.exit(f"{args.python}: pytest has no {NUMPY_MODE[0]} (is strict_array installed?)")
     has_report = REPORT_OPTION in help_text
+    allowed = listed_exceptions(Path(args.exceptions))
 
     print(__doc__.split("\n")[0])
-    print(versions(args.python, args.packages, cwd))
+    print(versions(args.python, [] if args.numpy else packages, cwd))
     try:
         load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     except OSError:
         load = "?"
     print(f"{os.cpu_count()} CPUs; load average {load}; {args.repeats} rounds; out: {out_dir}")
-    if not has_report:
-        print(f"({REPORT_OPTION} not offered by this strict_array: the audit is the table)")
     print()
 
     extra = tuple(args.pytest_args.split())
     rows: list[list[str]] = []
     audits: list[list[str]] = []
-    all_equal = True
-    new_failures: list[str] = []
-    for package in args.packages:
+    differing: list[str] = []
+    unlisted = 0
+    for package in packages:
         report_path = os.path.join(out_dir, f"{package}.report.json")
         audit_options = (*NUMPY_MODE, "--rank-promotion=audit")
         if has_report:
             audit_options += (f"{REPORT_OPTION}={report_path}",)
-        runs = [
-            Run("plain", ()),
-            Run("allow", (*NUMPY_MODE, "--rank-promotion=allow")),
-            Run("audit", audit_options),
-        ]
+        runs = [Run("plain", ()), Run("allow", (*NUMPY_MODE, "--rank-promotion=allow"))]
+        if not args.numpy:
+            runs.append(Run("audit", audit_options))
 
         def runner(run: Run, package: str = package) -> Any:
             def go() -> None:
+                junit = os.path.join(out_dir, f"{package}.{run.name}.xml")
                 command = [args.python, "-m", "pytest", "--pyargs", package, "-q"]
-                command += ["-p", "no:cacheprovider", *extra, *run.options]
-                done = subprocess.run(
-                    command,
-                    cwd=cwd,
-                    capture_output=True,
-                    text=True,
-                    timeout=args.timeout,
-                )
+                command += ["-p", "no:cacheprovider", f"--junitxml={junit}", *extra, *run.options]
+                done = subprocess.run(command, cwd=cwd, capture_output=True, text=True,
+                                      timeout=args.timeout)  # fmt: skip
                 run.log = done.stdout + done.stderr
                 run.returncodes.append(done.returncode)
                 run.counts.append(summary_counts(done.stdout))
+                run.junit = junit
                 with open(os.path.join(out_dir, f"{package}.{run.name}.log"), "w") as f:
                     f.write(f"$ {' '.join(command)}\n{run.log}")
 
@@ -271,14 +304,27 @@ def main() -> None:
                 runner(run)()
                 samples[run.name].append(time.perf_counter() - t0)
         times = min_of_medians(samples, args.repeats)
+        plain = outcomes(runs[0].junit)
         for run in runs:
             first = run.counts[0]
             steady = all(c == first for c in run.counts)
-            same = first == runs[0].counts[0] if run.name != "plain" else None
-            if same is False:
-                all_equal = False
-                new = sorted(failures(run.log) - failures(runs[0].log))
-                new_failures += [f"{package} {run.name}: {t}" for t in new]
+            same: bool | None = None
+            if run.name != "plain":
+                checked = outcomes(run.junit)
+                diff = sorted(t for t in plain.keys() | checked.keys()
+                              if plain.get(t) != checked.get(t))  # fmt: skip
+                same = not diff
+                for test in diff:
+                    listed = (package, test) in allowed
+                    unlisted += not listed
+                    differing.append(
+                        f"  {package} {run.name}: {test}: {plain.get(test, 'absent')} -> "
+                        f"{checked.get(test, 'absent')}"
+                        + (f" (listed: {allowed[(package, test)]})" if listed else " NOT LISTED")
+                    )
+                for suite, test in allowed:
+                    if suite == package and test not in diff and run.name == "allow":
+                        differing.append(f"  {package}: {test}: listed, but no longer differs")
             rows.append([
                 package, run.name,
                 *(str(first[k]) for k in ("passed", "failed", "skipped", "errors")),
@@ -287,6 +333,8 @@ def main() -> None:
                 verdict(same),
             ])  # fmt: skip
 
+        if args.numpy:
+            continue
         if has_report and os.path.exists(report_path):
             total, sites = report_sites(report_path)
         else:
@@ -300,24 +348,18 @@ def main() -> None:
             "yes" if has_report and os.path.exists(report_path) else "-",
         ])  # fmt: skip
 
-    headers = [
-        "package",
-        "run",
-        "passed",
-        "failed",
-        "skipped",
-        "errors",
-        "rounds",
-        "time",
-    ]
-    print(table([*headers, "vs plain", "counts = plain"], rows, "llrrrrlrrl"))
-    print()
-    headers = ["package", "promotions", "(site, shapes)", "(site, operation)", "lines"]
-    print(table([*headers, "report"], audits))
-    print(f"\ncounts in allow and audit {'equal' if all_equal else 'DIFFER'} to plain")
-    for line in new_failures:
-        print(f"  failing only when checked: {line}")
-    print(f"logs and audits in {out_dir}")
+    headers = ["suite", "run", "passed", "failed", "skipped", "errors", "rounds", "time"]
+    print(table([*headers, "vs plain", "outcomes = plain"], rows, "llrrrrlrrl"))
+    if audits:
+        print()
+        headers = ["package", "promotions", "(site, shapes)", "(site, operation)", "lines"]
+        print(table([*headers, "report"], audits))
+    print(f"\ntests whose outcome differs from plain: {len(differing)}, "
+          f"not listed in {os.path.relpath(args.exceptions)}: {unlisted}")  # fmt: skip
+    for line in differing:
+        print(line)
+    print(f"logs, junit XML and audits in {out_dir}")
+    sys.exit(1 if unlisted else 0)
 
 
 if __name__ == "__main__":

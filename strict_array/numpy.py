@@ -43,7 +43,7 @@ import threading
 import types
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -79,11 +79,18 @@ class CheckedArray(np.ndarray):
         return (_restore, (self.view(np.ndarray),))
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if type(ufunc) is not np.ufunc:  # (a direct call with other arguments: NumPy's error)
+            return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
         inside = _inside.get()
         if method == "__call__" and not kwargs and not inside and ufunc.nin == 2 and \
                 ufunc.signature is not None:  # fmt: skip
-            a, b = inputs  # matmul, vecdot, ...: stacks of one rank have nothing to decide
-            if type(a) in _ARRAYS and type(b) in _ARRAYS and a.ndim == b.ndim >= 2:
+            a, b = inputs  # matmul, vecdot, ...: stacks of one rank have nothing to decide,
+            # nor matrices and vectors (no batch axes)
+            if (
+                type(a) in _ARRAYS
+                and type(b) in _ARRAYS
+                and (a.ndim == b.ndim >= 2 or (ufunc is np.matmul and a.ndim <= 2 and b.ndim <= 2))
+            ):
                 return _owned(_at_caller(ufunc, (a.view(np.ndarray), b.view(np.ndarray)), {}))
         if method == "__call__" and not kwargs and not inside and ufunc.signature is None:
             # the common case: operands of one rank, or scalars, have nothing to decide
@@ -109,17 +116,34 @@ class CheckedArray(np.ndarray):
                 if type(result) is tuple:
                     return tuple(_owned(r) for r in result)
                 return _owned(result)
+        if (
+            method == "reduce"
+            and not inside
+            and len(inputs) == 1
+            and type(inputs[0]) is CheckedArray
+            and kwargs.get("out") is None
+            and kwargs.get("where", True) is True
+        ):
+            # a reduction with nothing to decide (no where= mask, no out=): NumPy's own
+            kwargs.pop("out", None)
+            return _owned(_at_caller(ufunc.reduce, (inputs[0].view(np.ndarray),), kwargs))
         out = kwargs.get("out")
+        others = (*(out if isinstance(out, tuple) else ()), kwargs.get("where"))
         if not inside:
-            for v in (*inputs, *(out if isinstance(out, tuple) else ())):
+            for v in (*inputs, *others):
                 if _foreign(v):
                     return NotImplemented
             _rules.check_ufunc(ufunc, method, inputs, kwargs)
-        # NumPy's ufunc on the plain arrays, as for any subclass (ndarray.__array_ufunc__)
+        # NumPy's ufunc on the plain arrays, as for any subclass (ndarray.__array_ufunc__);
+        # where another subclass overrides it too, NumPy dispatches to it, as without us
         views: dict[int, Any] = {}
         plain = _plain(inputs, views)
         kwargs = {k: _plain(v, views) for k, v in kwargs.items()}
-        call = functools.partial(super().__array_ufunc__, ufunc, method)  # type: ignore[arg-type]
+        overriding = [v for v in (*plain, *_plain(others, views)) if _overrides(v)]
+        if overriding:  # another subclass's own: as NumPy would ask it, our arrays plain
+            call: Any = functools.partial(_ask_others, overriding, ufunc, method)
+        else:
+            call = functools.partial(super().__array_ufunc__, ufunc, method)  # type: ignore[arg-type]
         results = call(*plain, **kwargs) if inside else _at_caller(call, plain, kwargs)
         if results is NotImplemented or method == "at":
             return results
@@ -170,6 +194,32 @@ def unchecked(a: Any) -> Any:
 
 
 # --- what an operand is, what a result becomes ------------------------------------------------
+def _ask_others(overriding: list[Any], ufunc: np.ufunc, method: str, *inputs: Any,
+                **kwargs: Any) -> Any:  # fmt: skip
+    """NumPy's ufunc dispatch among the other overriding arguments (subclasses before
+    their bases, then left to right), given our arrays as plain ones: what NumPy does
+    where our arrays are plain NumPy arrays."""
+    order: list[Any] = []
+    for v in overriding:
+        if type(v) not in (type(o) for o in order):
+            at = next((i for i, o in enumerate(order) if issubclass(type(v), type(o))), len(order))
+            order.insert(at, v)
+    for v in order:
+        result = type(v).__array_ufunc__(v, ufunc, method, *inputs, **kwargs)
+        if result is not NotImplemented:
+            return result
+    names = ", ".join(repr(type(v).__name__) for v in order)
+    raise TypeError(f"operand type(s) all returned NotImplemented from __array_ufunc__"
+                    f"({ufunc!r}, {method!r}, ...): {names}")  # fmt: skip
+
+
+def _overrides(value: Any) -> bool:
+    """Another ndarray subclass with a ``__array_ufunc__`` of its own."""
+    t = type(value)
+    return t is not CheckedArray and isinstance(value, np.ndarray) and \
+        t.__array_ufunc__ is not np.ndarray.__array_ufunc__  # fmt: skip
+
+
 def _foreign(value: Any) -> bool:
     """Another library's array, which decides for itself (NEP 13)."""
     if isinstance(value, np.ndarray) or type(value) in PY_SCALARS or value is None:
@@ -182,12 +232,12 @@ def _owned(value: Any) -> Any:
     NumPy's did (its layout kept); a checked array, a scalar or anything else as it is."""
     if type(value) is np.ndarray:
         if value.base is None and value.flags.owndata:
-            flags = value.flags
-            if not (flags.c_contiguous or flags.f_contiguous):
+            if value.itemsize:  # (NumPy's copy keeps the layout: order="K")
                 return value.view(CheckedArray).copy(order="K")
+            flags = value.flags  # zero-sized items: strides of NumPy's own allocation
             owned = np.ndarray.__new__(CheckedArray, value.shape, value.dtype,
-                                       order="C" if flags.c_contiguous else "F")  # fmt: skip
-            owned.view(np.ndarray)[...] = value  # (no dispatch: the plain view is written)
+                                       order="F" if flags.f_contiguous and not flags.c_contiguous
+                                       else "C")  # fmt: skip
             return owned
         return value.view(CheckedArray)
     if type(value) is np.memmap:
@@ -199,31 +249,47 @@ def _plain(value: Any, views: dict[int, Any]) -> Any:
     """``value`` with each checked array in it (lists, tuples and dicts too) as its plain
     view, remembered in ``views`` (by the view's id) to give the checked array back; a
     container holding none is that very object (``shuffle`` of a list shuffles it)."""
+    t = type(value)
+    if t is tuple or t is list:
+        items: list[Any] | None = None
+        for i, v in enumerate(value):
+            tv = type(v)
+            if (
+                tv is CheckedArray
+                or tv is tuple
+                or tv is list
+                or tv is dict
+                or (tv is not np.ndarray and isinstance(v, CheckedArray))
+            ):
+                p = _plain(v, views)
+                if p is not v:
+                    if items is None:
+                        items = list(value)
+                    items[i] = p
+        return value if items is None else t(items)
+    if t is dict:
+        changed = {k: _plain(v, views) for k, v in value.items()}
+        return value if all(changed[k] is value[k] for k in value) else changed
     if isinstance(value, CheckedArray):
         view = value.view(np.ndarray)
         views[id(view)] = value
         views.setdefault(-1, []).append(view)  # (the views kept alive while ids are used)
         return view
-    t = type(value)
-    if (t is list or t is tuple) and _holds_checked(value):
-        return t(_plain(v, views) for v in value)
-    if t is dict and _holds_checked(value):
-        return {k: _plain(v, views) for k, v in value.items()}
     return value
 
 
 def _checked_results(value: Any, views: dict[int, Any], owned: bool = True,
-                     given: tuple[Any, ...] = ()) -> Any:  # fmt: skip
+                     given: tuple[tuple[Any, ...], dict[str, Any]] = ((), {})) -> Any:  # fmt: skip
     """NumPy's result with every plain array in it checked: a checked argument NumPy gives
     back (its plain view, or ``out=``) is that very checked array, and so is a plain
-    argument it gives back (in ``given``); a new array is checked and, where ``owned``,
-    owns its data as NumPy's did; named tuples and lists item by item."""
+    argument it gives back (``given``: the call's arguments); a new array is checked and,
+    where ``owned``, owns its data as NumPy's did; named tuples and lists item by item."""
     t = type(value)
     if t is np.ndarray or t is np.memmap:
         checked = views.get(id(value))
         if checked is not None:
             return checked
-        if any(value is g for g in given):
+        if any(value is g for g in given[0]) or any(value is g for g in given[1].values()):
             return value
         return _owned(value) if owned else value.view(CheckedArray)
     if isinstance(value, tuple):
@@ -251,11 +317,20 @@ def _checked_callback(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # --- NumPy's warnings at the caller's line ---------------------------------------------------
+#: NumPy's conversions that give a NumPy array back as it is
+_AS_IT_IS: frozenset[Any] = frozenset([cast(Any, np.asarray), np.asanyarray])
+
 #: the module of this file: its frames are not the caller
 _THIS = __name__
-#: one code object per call site: ``_r = _f(*_a, **_k)`` with the site's file and line
-_TRAMPOLINES: dict[tuple[str, int], types.CodeType] = {}
-_TEMPLATE = compile("__tracebackhide__ = True\n_r = _f(*_a, **_k)", "<strict_array>", "exec")
+#: strict_array's own code calls NumPy's functions as they are
+_PACKAGE = __name__.rpartition(".")[0] + "."
+#: one function per call site, ``_t(_f, _a, _k)``: ``_f(*_a, **_k)`` with the site's
+#: globals, file and line
+_TRAMPOLINES: dict[tuple[Any, int], Callable[..., Any]] = {}
+_TEMPLATE: types.CodeType = compile(
+    "def _t(_f, _a, _k):\n    __tracebackhide__ = True\n    return _f(*_a, **_k)\n",
+    "<strict_array>", "exec",
+).co_consts[0]  # fmt: skip
 
 
 def _at_caller(call: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
@@ -270,17 +345,15 @@ def _at_caller(call: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> A
         if back is None:
             break
         frame = back
-    key = (frame.f_code.co_filename, frame.f_lineno)
-    code = _TRAMPOLINES.get(key)
-    if code is None:
+    key = (frame.f_code, frame.f_lineno)
+    trampoline = _TRAMPOLINES.get(key)
+    if trampoline is None:
         if len(_TRAMPOLINES) > 4096:
             _TRAMPOLINES.clear()
-        code = _TRAMPOLINES[key] = _TEMPLATE.replace(
-            co_filename=key[0], co_firstlineno=max(key[1] - 1, 1), co_name="<numpy>"
-        )
-    scope = {"_f": call, "_a": args, "_k": kwargs}
-    exec(code, frame.f_globals, scope)
-    return scope["_r"]
+        code = _TEMPLATE.replace(co_filename=frame.f_code.co_filename,
+                                 co_firstlineno=max(frame.f_lineno - 2, 1), co_name="<numpy>")  # fmt: skip
+        trampoline = _TRAMPOLINES[key] = types.FunctionType(code, frame.f_globals)
+    return trampoline(call, args, kwargs)
 
 
 # --- switching it on for a whole process ---------------------------------------------------------
@@ -302,10 +375,16 @@ class _Patched:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         function = self.__wrapped__
-        if _inside.get() or (self._dispatched and _holds_foreign(args, kwargs)):
-            return function(*args, **kwargs)  # NumPy's internals, or another array type's
-        # (a checked array's call: what its __array_function__ does, without NumPy's dispatch)
-        return _checked_call(function, self._row, args, kwargs)
+        if _inside.get() or sys._getframe(1).f_globals.get("__name__", "").startswith(_PACKAGE):
+            return function(*args, **kwargs)  # NumPy's internals, or strict_array's own code
+        if function in _AS_IT_IS and not kwargs and len(args) == 1 and type(args[0]) is \
+                CheckedArray:  # fmt: skip
+            return args[0]  # (NumPy gives a NumPy array back as it is)
+        if self._dispatched and _holds_foreign(args, kwargs):
+            return function(*args, **kwargs)  # another array type's call: NumPy dispatches
+        # (a checked array's call: what its __array_function__ does, without NumPy's dispatch;
+        # a function that takes data, not arrays, np.array's list of objects, keeps it whole)
+        return _checked_call(function, self._row, args, kwargs, deep=self._dispatched)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.__wrapped__, name)
@@ -329,14 +408,26 @@ class _Patched:
         return inspect.signature(self.__wrapped__)
 
 
-def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                  deep: bool = True) -> Any:  # fmt: skip
     """A NumPy function's call, checked by its row, computed by NumPy's own function on
     the plain arrays, as for any NumPy array (its internals broadcast as they need, its
     scalars are scalars, ``out=`` its own), at the caller's line; the arrays it makes
     come back checked, and a checked argument it gives back (its view, ``out=``) is that
-    very argument."""
+    very argument. ``deep=False``: a function of data (``np.array``'s list of objects)
+    converts its checked arguments only, not what their lists hold."""
     views: dict[int, Any] = {}
-    plain_args, plain_kwargs = _plain(args, views), _plain(kwargs, views)
+    if deep:
+        plain_args = _plain(args, views)
+        plain_kwargs = _plain(kwargs, views) if kwargs else kwargs
+    else:
+        if any(_overrides(v) for v in (*args, *kwargs.values())):
+            # another ndarray subclass converting its own arrays (np.array(obj) in its
+            # __array_ufunc__, NumPy's subclassing pattern): its plain arrays stay plain
+            return function(*args, **kwargs)
+        plain_args = tuple(_plain(v, views) if isinstance(v, CheckedArray) else v for v in args)
+        plain_kwargs = {k: _plain(v, views) if isinstance(v, CheckedArray) else v
+                        for k, v in kwargs.items()}  # fmt: skip
     if _inside.get():  # (NumPy's internals, given a checked array by a callback)
         return function(*plain_args, **plain_kwargs)
     if row is not None and row.rules:
@@ -349,7 +440,7 @@ def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[s
         result = _at_caller(function, plain_args, plain_kwargs)
     finally:
         _inside.reset(token)
-    return _checked_results(result, views, given=(*args, *kwargs.values()))
+    return _checked_results(result, views, given=(args, kwargs))
 
 
 def _holds_foreign(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
@@ -376,6 +467,24 @@ def _holds_checked(value: Any) -> bool:
     if t is dict:
         return any(_holds_checked(v) for v in value.values())
     return isinstance(value, CheckedArray)
+
+
+class _NumPysOwn(_Patched):
+    """One of NumPy's own test assertions (``np.testing.assert_allclose``) while
+    :func:`checking` is on: NumPy's code, run as NumPy's implementations are, on the
+    plain arrays and unchecked (its comparisons broadcast as they need)."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _inside.get():
+            return self.__wrapped__(*args, **kwargs)
+        views: dict[int, Any] = {}
+        token = _inside.set(True)
+        try:
+            return self.__wrapped__(*_plain(args, views), **_plain(kwargs, views))
+        finally:
+            _inside.reset(token)
 
 
 class _PatchedIndexer:
@@ -453,13 +562,19 @@ class _CheckedMethod:
             result = _at_caller(method, _plain(args, views), _plain(kwargs, views))
         finally:
             _inside.reset(token)
-        return _checked_results(result, views, given=(*args, *kwargs.values()))
+        return _checked_results(result, views, given=(args, kwargs))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.__wrapped__, name)
 
     def __repr__(self) -> str:
         return repr(self.__wrapped__)
+
+    def __eq__(self, other: object) -> bool:  # (as bound methods compare: `func in funcs`)
+        return self.__wrapped__ == getattr(other, "__wrapped__", other)  # type: ignore[no-any-return]
+
+    def __hash__(self) -> int:
+        return hash(self.__wrapped__)
 
     @property  # type: ignore[misc]
     def __doc__(self) -> str | None:  # type: ignore[override]
@@ -470,13 +585,29 @@ def _checked_method(method: Callable[..., Any], row: Any) -> _CheckedMethod:
     return _CheckedMethod(method, row)
 
 
-def _rebuild(ctor: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    """Unpickle a generator: NumPy's own, checked while :func:`checking` is on."""
-    made = ctor(*args)
-    checked = _CHECKED_CLASSES.get(type(made))
-    if checked is None or not is_checking():
-        return made
-    return checked(made._bit_generator if checked is CheckedRandomState else made.bit_generator)
+def _checked_ctor(ctor: Callable[..., Any]) -> Callable[..., Any]:
+    """NumPy's unpickling constructor of a generator (``ctor(bit_generator)``, or of its
+    name), made checked while :func:`checking` is on; kept by ``ctor`` so that pickles
+    name one function per class."""
+    made = _CTORS.get(ctor)
+    if made is None:
+
+        def made(*args: Any) -> Any:
+            plain = ctor(*args)
+            checked = _CHECKED_CLASSES.get(type(plain))
+            if checked is None or not is_checking():
+                return plain
+            bits = plain._bit_generator if checked is CheckedRandomState else plain.bit_generator
+            return checked(bits)
+
+        made.__name__ = made.__qualname__ = f"_checked_{ctor.__name__.strip('_')}"
+        made.__module__ = __name__
+        globals()[made.__name__] = made  # (pickles find it by name)
+        _CTORS[ctor] = made
+    return made
+
+
+_CTORS: dict[Any, Callable[..., Any]] = {}
 
 
 #: NumPy's own generator classes -> their checked classes (NumPy's module names stand for
@@ -493,8 +624,8 @@ class CheckedGenerator(_CheckedMethods, np.random.Generator, metaclass=_SameClas
     _prefix = "random.Generator"
 
     def __reduce__(self) -> Any:
-        ctor, args, *state = super().__reduce__()  # type: ignore[misc]
-        return (_rebuild, (ctor, args), *state)
+        ctor, *rest = super().__reduce__()  # type: ignore[misc]
+        return (_checked_ctor(ctor), *rest)  # (NumPy's structure: ctor, (bit_generator,), state)
 
 
 class CheckedRandomState(_CheckedMethods, np.random.RandomState, metaclass=_SameClass):
@@ -504,8 +635,8 @@ class CheckedRandomState(_CheckedMethods, np.random.RandomState, metaclass=_Same
     _prefix = "random.RandomState"
 
     def __reduce__(self) -> Any:
-        ctor, args, *state = super().__reduce__()  # type: ignore[misc]
-        return (_rebuild, (ctor, args), *state)
+        ctor, *rest = super().__reduce__()  # type: ignore[misc]
+        return (_checked_ctor(ctor), *rest)  # (NumPy's structure: ctor, (bit_generator,), state)
 
 
 CheckedGenerator.__name__ = "Generator"  # (NumPy's repr and test ids read the name)
@@ -537,6 +668,12 @@ EXITS = frozenset({
     "get_array_wrap", "from_dlpack", "asmatrix", "bmat", "fromregex",
 })  # fmt: skip
 
+#: NumPy's test assertions that call a function of the caller's (its code is checked)
+_CALLING_ASSERTIONS = frozenset({
+    "assert_raises", "assert_raises_regex", "assert_warns", "assert_no_warnings",
+    "assert_no_gc_cycles",
+})  # fmt: skip
+
 #: module attribute -> what stood there, while checking() is on
 _SAVED: dict[tuple[Any, str], Any] = {}
 _LOCK = threading.Lock()
@@ -561,6 +698,11 @@ def _replacements() -> dict[tuple[Any, str], Any]:
                 found[(module, name)] = _Patched(obj)
     for name in ("ogrid", "mgrid", "r_", "c_"):
         found[(np, name)] = _PatchedIndexer(getattr(np, name))
+    import numpy.testing
+
+    for name in dir(numpy.testing):  # (not those that call the caller's functions)
+        if name.startswith("assert_") and name not in _CALLING_ASSERTIONS:
+            found[(numpy.testing, name)] = _NumPysOwn(getattr(numpy.testing, name))
     found[(np.random, "default_rng")] = _default_rng
     for module in (np.random, np.random.mtrand):  # (emcee's spelling: mtrand)
         found[(module, "RandomState")] = CheckedRandomState

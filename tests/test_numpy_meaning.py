@@ -111,6 +111,24 @@ def _same(name: str, want: Any, got: Any, device: Any, where: str) -> None:
         assert got == want and type(got) is type(want), f"{name} {where}: {got!r}, NumPy's {want!r}"
 
 
+def _same_outcome(name: str, where: str, want: tuple[Any, ...], got: tuple[Any, ...],
+                  device: Any) -> None:  # fmt: skip
+    """NumPy's error type, or NumPy's value and what the call wrote into its arguments."""
+    if want[0] == "error":
+        assert got[0] == "error" and issubclass(got[1], want[1]), (
+            f"{name} {where}: NumPy raises {want[1].__name__} ({want[2]}); "
+            + (f"strict_array {got[1].__name__}: {got[2]}" if got[0] == "error"
+               else "strict_array answers")
+        )  # fmt: skip
+        return
+    assert got[0] == "value", (
+        f"{name} {where}: NumPy answers; strict_array raises {got[1].__name__}: {got[2]}")  # fmt: skip
+    _same(name, want[1], got[1], device, where)
+    for j, (w, g) in enumerate(zip(want[2], got[2])):  # what the call wrote
+        if isinstance(w, np.ndarray) and w.dtype.kind in "biufc" and isinstance(g, tuple):
+            _same(name, w, g, device, f"{where}, argument {j} after the call")
+
+
 @pytest.mark.parametrize("name", ROWS)
 @pytest.mark.parametrize("device", [xp.CPU, xp.DASK], ids=["cpu", "dask"])
 def test_numpy_value_under_numpy_name(name: str, device: Any) -> None:
@@ -134,19 +152,7 @@ def test_numpy_value_under_numpy_name(name: str, device: Any) -> None:
                 assert got[1] is TypeError and "cannot give NumPy's value lazily" in got[2], (
                     f"{name} {where}: {got[1].__name__}: {got[2]}")  # fmt: skip
                 continue
-            if want[0] == "error":
-                assert got[0] == "error" and issubclass(got[1], want[1]), (
-                    f"{name} {where}: NumPy raises {want[1].__name__} ({want[2]}); "
-                    + (f"strict_array {got[1].__name__}: {got[2]}" if got[0] == "error"
-                       else "strict_array answers")
-                )  # fmt: skip
-                continue
-            assert got[0] == "value", f"{name} {where}: NumPy answers; strict_array raises " \
-                f"{got[1].__name__}: {got[2]}"  # fmt: skip
-            _same(name, want[1], got[1], device, where)
-            for j, (w, g) in enumerate(zip(want[2], got[2])):  # what the call wrote
-                if isinstance(w, np.ndarray) and w.dtype.kind in "biufc" and isinstance(g, tuple):
-                    _same(name, w, g, device, f"{where}, argument {j} after the call")
+            _same_outcome(name, where, want, got, device)
 
 
 def _show(value: Any) -> str:
@@ -261,19 +267,7 @@ def test_every_ufunc_gives_numpys_value(name: str, device: Any) -> None:
             strict_kwargs = {k: _strict(v, device, chunking) for k, v in kwargs.items()}
             got = _outcome(call, strict_args, strict_kwargs)
             where = f"{method} case {i} ({chunking}): {_show(args)} {_show(kwargs)}"
-            if want[0] == "error":
-                assert got[0] == "error" and issubclass(got[1], want[1]), (
-                    f"{name} {where}: NumPy raises {want[1].__name__} ({want[2]}); "
-                    + (f"strict_array {got[1].__name__}: {got[2]}" if got[0] == "error"
-                       else "strict_array answers")
-                )  # fmt: skip
-                continue
-            assert got[0] == "value", f"{name} {where}: NumPy answers; strict_array raises " \
-                f"{got[1].__name__}: {got[2]}"  # fmt: skip
-            _same(name, want[1], got[1], device, where)
-            for j, (w, g) in enumerate(zip(want[2], got[2])):  # at: what the call wrote
-                if isinstance(w, np.ndarray) and w.dtype.kind in "biufc" and isinstance(g, tuple):
-                    _same(name, w, g, device, f"{where}, argument {j} after the call")
+            _same_outcome(name, where, want, got, device)
             outs = kwargs.get("out")
             if outs is not None and got[0] == "value" and want[0] == "value":
                 for w, g in zip(want[1] if isinstance(want[1], tuple) else (want[1],),

@@ -19,8 +19,15 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 __all__ = [
-    "Blocks", "Lanes", "Matrices", "Own", "Refuse", "Value", "Way", "Whole", "Writes", "bound",
+    "Blocks", "Lanes", "Matrices", "NoLazyValue", "Own", "Refuse", "Value", "Way", "Whole",
+    "Writes", "bound",
 ]  # fmt: skip
+
+
+class NoLazyValue(TypeError):
+    """A lazy device cannot give NumPy's value for these arguments (the way ``Refuse``,
+    or a size the value decides where the way needs it known): the caller names the
+    operation and the fix."""
 
 
 @dataclass(frozen=True)

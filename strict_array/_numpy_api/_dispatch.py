@@ -20,7 +20,7 @@ import numpy as np
 from .. import _array
 from .._array import Array, result, store
 from .._backends import Device, device_of_native
-from .._backends._numpy_ways import Writes, bound
+from .._backends._numpy_ways import NoLazyValue, Whole, Writes, bound
 from .._errors import mixed_devices, refuse_operand
 from .._typing import PY_SCALARS
 from . import _rules
@@ -143,6 +143,17 @@ def _given(arrays: list[Array], dev: Device) -> dict[int, Array]:
     return {id(a._data): a for a in arrays if a._device is dev}
 
 
+def _onto_device(
+    op: str, args: Any, kwargs: dict[str, Any]
+) -> tuple[Device, Any, dict[str, Any], dict[int, Array]]:
+    """The strict arrays' device, the arguments as its native values, and which native value
+    came from which strict array (so a result that is an input comes back as that input)."""
+    found: list[Array] = []
+    _arrays_in((args, kwargs), found)
+    dev = _device_of(op, found)
+    return dev, _on(dev, op, args), _on(dev, op, kwargs), _given(found, dev)
+
+
 # --- NEP 18 --------------------------------------------------------------------------------
 def array_function(self: Array, func: Any, types: Any, args: tuple[Any, ...],
                    kwargs: dict[str, Any]) -> Any:  # fmt: skip
@@ -157,11 +168,7 @@ def array_function(self: Array, func: Any, types: Any, args: tuple[Any, ...],
         _rules.check(op, row.rules, func, args, kwargs)
         if type(row.lazy) is Compose and row.lazy.any_device:  # a question, not a value
             return row.lazy.fn(*args, **kwargs)
-    found: list[Array] = []
-    _arrays_in((args, kwargs), found)
-    dev = _device_of(op, found)
-    on_args, on_kwargs = _on(dev, op, args), _on(dev, op, kwargs)
-    given = _given(found, dev)
+    dev, on_args, on_kwargs, given = _onto_device(op, args, kwargs)
     if dev.host:
         return _wrap(dev, func(*on_args, **on_kwargs), given)
     way = row.lazy if row is not None else None
@@ -177,22 +184,30 @@ def array_function(self: Array, func: Any, types: Any, args: tuple[Any, ...],
         if type(target) is not Array:
             raise TypeError(f"{op}: writes into {way.target}, which is a "
                             f"{type(target).__name__}, not a strict array.")  # fmt: skip
-        new = dev.numpy_write(func, way, on_args, on_kwargs)
-        with _array.mutation_lock(target):
-            store(target, new)
-        return None
+        return _written(target, dev.numpy_write(func, way, on_args, on_kwargs))
     out = _out_arrays(func, args, kwargs)
     if any(type(o) is Array for o in out):
         on_args, on_kwargs = _without_out(func, on_args, on_kwargs)
-    try:
-        value = dev.numpy_call(func, way, on_args, on_kwargs)
-    except TypeError as e:
-        if type(e).__name__ == "NoLazyValue":
-            raise _no_lazy_value(op, dev, str(e)) from None
-        raise
+    value = _lazily(op, dev, dev.numpy_call, func, way, on_args, on_kwargs)
     if any(type(o) is Array for o in out):
         return _store_out(dev, out, value, given)
     return _wrap(dev, value, given)
+
+
+def _written(target: Array, new: Any) -> None:
+    """``new`` stored as ``target``'s data, as ``x[...] = v`` stores it (its views see it);
+    NumPy's writing functions return None."""
+    with _array.mutation_lock(target):
+        store(target, new)
+
+
+def _lazily(op: str, dev: Device, compute: Any, *args: Any) -> Any:
+    """``compute(*args)`` on a lazy device; where it cannot give NumPy's value, the error
+    that names the operation and the fix."""
+    try:
+        return compute(*args)
+    except NoLazyValue as e:
+        raise _no_lazy_value(op, dev, str(e)) from None
 
 
 def device_of_native_type(t: type) -> Any:
@@ -282,11 +297,7 @@ def array_ufunc(self: Array, ufunc: Any, method: str, *inputs: Any, **kwargs: An
             return NotImplemented
     _rules.check_ufunc(ufunc, method, inputs, kwargs)
     op = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
-    found: list[Array] = []
-    _arrays_in((inputs, kwargs), found)
-    dev = _device_of(op, found)
-    on_inputs, on_kwargs = _on(dev, op, inputs), _on(dev, op, kwargs)
-    given = _given(found, dev)
+    dev, on_inputs, on_kwargs, given = _onto_device(op, inputs, kwargs)
     if dev.host:
         return _wrap(dev, getattr(ufunc, method)(*on_inputs, **on_kwargs), given)
     outs = out if isinstance(out, tuple) else ()
@@ -294,21 +305,14 @@ def array_ufunc(self: Array, ufunc: Any, method: str, *inputs: Any, **kwargs: An
         target = inputs[0]
         if type(target) is not Array:
             raise TypeError(f"{op}: writes into its first argument, a {type(target).__name__}.")
-        from .._backends._numpy_ways import Whole
 
         def at(a: Any, *rest: Any) -> None:
             ufunc.at(a, *rest)
 
-        new = dev.numpy_write(at, Writes("a", Whole(("a", "rest"))), on_inputs, {})
-        with _array.mutation_lock(target):
-            store(target, new)
-        return None
-    try:
-        value = dev.numpy_ufunc(ufunc, method, on_inputs, on_kwargs)
-    except TypeError as e:
-        if type(e).__name__ == "NoLazyValue":
-            raise _no_lazy_value(op, dev, str(e)) from None
-        raise
+        return _written(
+            target, dev.numpy_write(at, Writes("a", Whole(("a", "rest"))), on_inputs, {})
+        )
+    value = _lazily(op, dev, dev.numpy_ufunc, ufunc, method, on_inputs, on_kwargs)
     if any(type(o) is Array for o in outs):
         _check_out_casting(ufunc, method, inputs, kwargs, dev)
         return _store_out(dev, outs, value, given)

@@ -227,7 +227,10 @@ def check(op: str, rules: Sequence[Rule], func: Any, args: Sequence[Any],
             values = dict(_values(func, (rule.first, rule.second, *rule.axes), args, kwargs))
             s1, s2 = shape_of(values.get(rule.first)), shape_of(values.get(rule.second))
             if rule.axes and s1 is not None and s2 is not None:
-                s1, s2 = _vectors_last(rule.axes, values, s1, s2)
+                moved = _vectors_last(rule.axes, values, s1, s2)
+                if moved is None:
+                    continue  # an axis out of range: NumPy's AxisError follows
+                s1, s2 = moved
             c1, c2 = rule.cores
             if s1 is not None and s2 is not None and len(s1) >= c1 and len(s2) >= c2:
                 policy.stacks(op, s1, s2, c1, c2)
@@ -238,16 +241,18 @@ def check(op: str, rules: Sequence[Rule], func: Any, args: Sequence[Any],
 
 
 def _vectors_last(axes: tuple[str, ...], values: dict[str, Any], s1: Shape,
-                  s2: Shape) -> tuple[Shape, Shape]:  # fmt: skip
+                  s2: Shape) -> tuple[Shape, Shape] | None:  # fmt: skip
     """Two stacks' shapes with each one's vector axis (named by ``axes``: the first's, the
-    second's, then one for both) moved last."""
+    second's, then one for both) moved last; None for an axis out of range."""
     both = values.get(axes[2]) if len(axes) > 2 else None
     out = []
     for shape, name in ((s1, axes[0]), (s2, axes[1])):
         axis = both if both is not None else values.get(name, -1)
-        if not shape or axis is None or not -len(shape) <= int(axis) < len(shape):
-            out.append(shape)  # (an axis out of range: NumPy's AxisError follows)
+        if not shape:
+            out.append(shape)
             continue
+        if axis is None or not -len(shape) <= int(axis) < len(shape):
+            return None
         axis = int(axis) % len(shape)
         out.append((*shape[:axis], *shape[axis + 1 :], shape[axis]))
     return out[0], out[1]

@@ -23,15 +23,23 @@ import dask
 import dask.array as da
 import numpy as np
 
-from .._numpy_ways import Blocks, Lanes, Matrices, Own, Refuse, Value, Way, Whole, Writes, bound
+from .._numpy_ways import (
+    Blocks,
+    Lanes,
+    Matrices,
+    NoLazyValue,
+    Own,
+    Refuse,
+    Value,
+    Way,
+    Whole,
+    Writes,
+    bound,
+)
 from ._basics import unknown, whole_axes, without_empty_blocks
 from ._namespace import declared
 
 __all__ = ["numpy_call", "numpy_ufunc"]
-
-
-class NoLazyValue(TypeError):
-    """A NumPy function whose value a lazy device cannot give (the way ``Refuse``)."""
 
 
 def _is_lazy(v: Any) -> bool:
