@@ -268,6 +268,34 @@ def test_patched_functions_stay_functions_wherever_bound():
         assert np.zeros.__name__ == "zeros" and "zeros" in (np.zeros.__doc__ or "")
 
 
+def test_generators_keep_numpys_names_and_pickles():
+    import pickle
+
+    with snp.checking():
+        rng = np.random.default_rng(0)
+        back = pickle.loads(pickle.dumps(rng))
+        assert type(rng).__name__ == "Generator" and type(back) is type(rng)
+        assert back.normal(size=3).tolist() == rng.normal(size=3).tolist()
+        with xp.rank_promotion("raise"), pytest.raises(xp.RankPromotionError):
+            rng.normal(np.zeros((3, 1)), np.ones(3))  # distribution parameters broadcast
+
+
+def test_other_overriding_subclasses_are_asked_with_plain_arrays():
+    seen: list[tuple[str, ...]] = []
+
+    class Other(np.ndarray):
+        def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+            plain = tuple(i.view(np.ndarray) if isinstance(i, np.ndarray) else i for i in inputs)
+            seen.append(tuple(type(i).__name__ for i in inputs))
+            return getattr(ufunc, method)(*plain, **kwargs).view(Other)
+
+    with snp.checking():
+        result = np.add(np.ones(3), np.arange(3.0).view(Other))
+        assert type(result) is Other and result.tolist() == [1.0, 2.0, 3.0]
+        assert seen == [("ndarray", "Other")]  # NumPy's order, and no checked array inside
+        np.testing.assert_array_equal(np.ones(3), [1, 1, 1])  # NumPy's assertions run plain
+
+
 def test_numpys_warnings_at_the_callers_line():
     import inspect
     import warnings
