@@ -107,7 +107,7 @@ def broadcast_shapes(op: str, *shapes: Shape) -> Shape:
     """
     if shapes and type(shapes[0]) is tuple and shapes.count(shapes[0]) == len(shapes):
         return shapes[0]  # equal shapes broadcast to themselves (the common case)
-    ndim = max((len(s) for s in shapes), default=0)
+    ndim = max(map(len, shapes)) if shapes else 0
     out: list[int | None] = [1] * ndim
     for s in shapes:
         for axis, size in enumerate(s, ndim - len(s)):
@@ -587,19 +587,14 @@ def operands_plan(op: str, *shapes: Shape) -> tuple[Shape, Promotion | None]:
     (``where``, ``clip``, ``x[key] = v``, ``linalg.cross``: section 2), and the
     promotion when their ranks differ (0-d operands are scalars)."""
     ranked = [s for s in shapes if len(s)]
-    promotion = None
     for other in ranked[1:]:
         if len(other) != len(ranked[0]):
-            failure = None
             try:
-                broadcast_shapes(op, *shapes)
+                shape = broadcast_shapes(op, *shapes)
             except ValueError as e:
-                failure = str(e)
-            promotion = Promotion(op, ranked[0], other, "operands", failure=failure)
-            break
-    if promotion is not None and promotion.failure is not None:
-        return (), promotion
-    return broadcast_shapes(op, *shapes), promotion
+                return (), Promotion(op, ranked[0], other, "operands", failure=str(e))
+            return shape, Promotion(op, ranked[0], other, "operands")
+    return broadcast_shapes(op, *shapes), None
 
 
 def batch_plan(

@@ -131,19 +131,19 @@ class CheckedArray(np.ndarray):
         others = (*(out if isinstance(out, tuple) else ()), kwargs.get("where"))
         if not inside:
             for v in (*inputs, *others):
-                if _foreign(v):
+                if type(v) not in _PLAIN_OPERANDS and _foreign(v):
                     return NotImplemented
             _rules.check_ufunc(ufunc, method, inputs, kwargs)
         # NumPy's ufunc on the plain arrays, as for any subclass (ndarray.__array_ufunc__);
         # where another subclass overrides it too, NumPy dispatches to it, as without us
         views: dict[int, Any] = {}
         plain = _plain(inputs, views)
-        kwargs = {k: _plain(v, views) for k, v in kwargs.items()}
+        kwargs = _plain(kwargs, views)
         overriding = [v for v in (*plain, *_plain(others, views)) if _overrides(v)]
         if overriding:  # another subclass's own: as NumPy would ask it, our arrays plain
             call: Any = functools.partial(_ask_others, overriding, ufunc, method)
-        else:
-            call = functools.partial(super().__array_ufunc__, ufunc, method)  # type: ignore[arg-type]
+        else:  # (ndarray.__array_ufunc__ of plain arrays: the ufunc's method itself)
+            call = getattr(ufunc, method)
         results = call(*plain, **kwargs) if inside else _at_caller(call, plain, kwargs)
         if results is NotImplemented or method == "at":
             return results
@@ -161,6 +161,8 @@ class CheckedArray(np.ndarray):
 
 
 _ARRAYS = (CheckedArray, np.ndarray)
+#: the operands that are never another library's array (NEP 13): no need to ask
+_PLAIN_OPERANDS = frozenset({CheckedArray, np.ndarray, type(None), *PY_SCALARS})
 
 
 class _CheckedMemmap(CheckedArray, np.memmap):
@@ -254,28 +256,36 @@ def _plain(value: Any, views: dict[int, Any]) -> Any:
         items: list[Any] | None = None
         for i, v in enumerate(value):
             tv = type(v)
-            if (
-                tv is CheckedArray
-                or tv is tuple
-                or tv is list
-                or tv is dict
-                or (tv is not np.ndarray and isinstance(v, CheckedArray))
-            ):
-                p = _plain(v, views)
-                if p is not v:
-                    if items is None:
-                        items = list(value)
-                    items[i] = p
+            if tv is np.ndarray or tv in PY_SCALARS:
+                continue  # (the common items, at the cost of two tests)
+            p = _plain(v, views) if tv in _CONTAINERS or isinstance(v, CheckedArray) else v
+            if p is not v:
+                if items is None:
+                    items = list(value)
+                items[i] = p
         return value if items is None else t(items)
     if t is dict:
-        changed = {k: _plain(v, views) for k, v in value.items()}
-        return value if all(changed[k] is value[k] for k in value) else changed
+        changed: dict[Any, Any] | None = None
+        for k, v in value.items():
+            p = _plain(v, views)
+            if p is not v:
+                if changed is None:
+                    changed = dict(value)
+                changed[k] = p
+        return value if changed is None else changed
     if isinstance(value, CheckedArray):
         view = value.view(np.ndarray)
         views[id(view)] = value
-        views.setdefault(-1, []).append(view)  # (the views kept alive while ids are used)
+        keep = views.get(-1)  # (the views kept alive while their ids are used)
+        if keep is None:
+            views[-1] = [view]
+        else:
+            keep.append(view)
         return view
     return value
+
+
+_CONTAINERS = (tuple, list, dict)
 
 
 def _checked_results(value: Any, views: dict[int, Any], owned: bool = True,
@@ -289,8 +299,14 @@ def _checked_results(value: Any, views: dict[int, Any], owned: bool = True,
         checked = views.get(id(value))
         if checked is not None:
             return checked
-        if any(value is g for g in given[0]) or any(value is g for g in given[1].values()):
-            return value
+        args, kwargs = given
+        for g in args:  # (loops: a generator expression costs more than these few arguments)
+            if value is g:
+                return value
+        if kwargs:
+            for g in kwargs.values():
+                if value is g:
+                    return value
         return _owned(value) if owned else value.view(CheckedArray)
     if isinstance(value, tuple):
         items = [_checked_results(v, views, owned, given) for v in value]
@@ -421,13 +437,23 @@ def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[s
         plain_args = _plain(args, views)
         plain_kwargs = _plain(kwargs, views) if kwargs else kwargs
     else:
-        if any(_overrides(v) for v in (*args, *kwargs.values())):
-            # another ndarray subclass converting its own arrays (np.array(obj) in its
-            # __array_ufunc__, NumPy's subclassing pattern): its plain arrays stay plain
-            return function(*args, **kwargs)
-        plain_args = tuple(_plain(v, views) if isinstance(v, CheckedArray) else v for v in args)
-        plain_kwargs = {k: _plain(v, views) if isinstance(v, CheckedArray) else v
-                        for k, v in kwargs.items()}  # fmt: skip
+        plain_args, plain_kwargs = args, kwargs
+        checked = False
+        for v in (*args, *kwargs.values()) if kwargs else args:
+            t = type(v)
+            if t is CheckedArray:
+                checked = True
+            elif t is not np.ndarray and isinstance(v, np.ndarray):
+                if _overrides(v):
+                    # another ndarray subclass converting its own arrays (np.array(obj) in
+                    # its __array_ufunc__, NumPy's subclassing pattern): they stay plain
+                    return function(*args, **kwargs)
+                checked = checked or isinstance(v, CheckedArray)
+        if checked:
+            plain_args = tuple(_plain(v, views) if isinstance(v, CheckedArray) else v
+                               for v in args)  # fmt: skip
+            plain_kwargs = {k: _plain(v, views) if isinstance(v, CheckedArray) else v
+                            for k, v in kwargs.items()}  # fmt: skip
     if _inside.get():  # (NumPy's internals, given a checked array by a callback)
         return function(*plain_args, **plain_kwargs)
     if row is not None and row.rules:
@@ -446,8 +472,11 @@ def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[s
 def _holds_foreign(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     """Whether another library's array is among a call's arguments (its own
     ``__array_function__`` decides, through NumPy's dispatch)."""
-    for v in (*args, *kwargs.values()):
-        if type(v) in (list, tuple):
+    for v in (*args, *kwargs.values()) if kwargs else args:
+        t = type(v)
+        if t is CheckedArray or t is np.ndarray or t in PY_SCALARS:
+            continue  # (the common arguments, at the cost of three tests)
+        if t is list or t is tuple:
             if any(_foreign_array(item) for item in v):
                 return True
         elif _foreign_array(v):

@@ -425,3 +425,29 @@ def test_the_same_name_in_both_paths():
             with xp.audit() as report:
                 call(make(c), make(v))
             assert [site.operation for site in report.counts] == [name]
+
+
+# --- the region an assignment writes, from the key alone -------------------------------------------
+_KEY_PARTS = (0, 1, -1, 2, -3, 5, True, slice(None), slice(1, None), slice(None, None, -2),
+              slice(5, 0, -1), slice(-10, 10, 3), None, Ellipsis, [0], np.int64(1))  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (4, 1, 5), (0, 3, 2)])
+def test_the_region_of_a_key_is_numpys(shape):
+    """``x[key] = v`` is checked against the region NumPy writes: computed from a basic key
+    alone, and from NumPy's indexing of a stand-in otherwise (or NumPy's error)."""
+    import itertools
+
+    from strict_array._numpy_api._rules import region_shape
+
+    x = np.empty(shape)
+    for n in range(4):
+        for key in itertools.product(_KEY_PARTS, repeat=n):
+            key = key if n != 1 else key[0]
+            try:
+                want = x[key].shape
+            except (IndexError, TypeError):
+                with pytest.raises((IndexError, TypeError)):
+                    region_shape(shape, key)
+                continue
+            assert region_shape(shape, key) == want, key

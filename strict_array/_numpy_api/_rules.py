@@ -143,7 +143,43 @@ def region_shape(shape: Sequence[int | None], key: Any) -> Shape:
     element."""
     if isinstance(key, str) or (type(key) is list and key and isinstance(key[0], str)):
         return tuple(shape)
+    basic = _basic_region(shape, key)
+    if basic is not None:
+        return basic
     return np.broadcast_to(np.empty((), bool), tuple(shape))[key].shape  # type: ignore[arg-type]
+
+
+def _basic_region(shape: Sequence[int | None], key: Any) -> Shape | None:
+    """``region_shape`` for a basic key (ints, slices, one ``...``, None) whose ints are in
+    range, computed from the key alone; None for any other key (NumPy decides, or raises)."""
+    parts = key if type(key) is tuple else (key,)
+    axes, ellipses = 0, 0
+    for part in parts:
+        if part is Ellipsis:
+            ellipses += 1
+        elif type(part) is int or type(part) is slice:
+            axes += 1
+        elif part is not None:
+            return None
+    if axes > len(shape) or ellipses > 1 or None in shape:
+        return None
+    region: list[int] = []
+    axis = 0
+    for part in parts:
+        if part is None:
+            region.append(1)
+        elif part is Ellipsis:
+            region.extend(shape[axis : axis + len(shape) - axes])  # type: ignore[arg-type]
+            axis += len(shape) - axes
+        else:
+            size: int = shape[axis]  # type: ignore[assignment]
+            axis += 1
+            if type(part) is slice:
+                region.append(len(range(*part.indices(size))))
+            elif not -size <= part < size:
+                return None  # NumPy's IndexError follows
+    region.extend(shape[axis:])  # type: ignore[arg-type]
+    return tuple(region)
 
 
 # --- where each parameter arrives ------------------------------------------------------------
@@ -177,7 +213,7 @@ def _values(func: Any, params: tuple[str, ...], args: Sequence[Any],
     parameter (``"*name"``, ``*args``) gives one pair per element."""
     found: list[tuple[str, Any]] = []
     for param, (position, keyword, many) in zip(params, _places(func, params)):
-        value = _ABSENT if keyword is None else kwargs.get(keyword, _ABSENT)
+        value = _ABSENT if keyword is None or not kwargs else kwargs.get(keyword, _ABSENT)
         if value is _ABSENT:
             if keyword is None and many:  # *args
                 value = tuple(args[position:])  # type: ignore[index]
@@ -200,8 +236,11 @@ def check(op: str, rules: Sequence[Rule], func: Any, args: Sequence[Any],
     (``op`` names it in errors and audits: ``"numpy.where"``)."""
     for rule in rules:
         if type(rule) is Broadcast:
+            pairs = _values(func, rule.params, args, kwargs)
+            if len(pairs) < 2:
+                continue  # one operand given: nothing broadcasts with it
             shapes = [
-                s for name, v in _values(func, rule.params, args, kwargs)
+                s for name, v in pairs
                 if (s := shape_of(v)) and not (name in rule.vectors and len(s) == 1)
             ]  # fmt: skip
             if len({len(s) for s in shapes}) > 1:  # scalars and one rank: nothing to decide
