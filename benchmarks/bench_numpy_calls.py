@@ -2,10 +2,11 @@
 
 Run: ``python benchmarks/bench_numpy_calls.py [--repeats 30] [--groups 5]``
 
-NumPy's functions and ufuncs called on strict arrays are answered by their standard
-counterpart (NEP 18 ``__array_function__``, NEP 13 ``__array_ufunc__``, through the
-table of ``strict_array/_numpy_api.py``). Each row times, on small arrays (8x8 float64,
-where the dispatch is all there is to time), side by side in one run:
+NumPy's functions and ufuncs called on strict arrays keep NumPy's meaning (NEP 18
+``__array_function__``, NEP 13 ``__array_ufunc__``, through the table of
+``strict_array/_numpy_api/``): the row's rules are checked, then on CPU NumPy's own
+function computes on the data and the result is a strict array. Each row times, on small
+arrays (8x8 float64, where the dispatch is all there is to time), side by side in one run:
 
 - ``numpy``: NumPy's function on NumPy arrays (what the code cost before);
 - ``xp``: the strict_array function called directly;

@@ -299,21 +299,30 @@ def _checked_results(value: Any, views: dict[int, Any], owned: bool = True,
         checked = views.get(id(value))
         if checked is not None:
             return checked
-        args, kwargs = given
-        for g in args:  # (loops: a generator expression costs more than these few arguments)
-            if value is g:
-                return value
-        if kwargs:
-            for g in kwargs.values():
-                if value is g:
-                    return value
+        if _given(value, given):
+            return value
         return _owned(value) if owned else value.view(CheckedArray)
+    if (t is list or isinstance(value, tuple)) and _given(value, given):
+        return value  # (np.diff(x, n=0) is x, a list)
     if isinstance(value, tuple):
         items = [_checked_results(v, views, owned, given) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     if t is list:
         return [_checked_results(v, views, owned, given) for v in value]
     return value
+
+
+def _given(value: Any, given: tuple[tuple[Any, ...], dict[str, Any]]) -> bool:
+    """Whether ``value`` is one of a call's arguments (``given``: its args and kwargs)."""
+    args, kwargs = given
+    for g in args:  # (loops: a generator expression costs more than these few arguments)
+        if value is g:
+            return True
+    if kwargs:
+        for g in kwargs.values():
+            if value is g:
+                return True
+    return False
 
 
 def _checked_callback(function: Callable[..., Any]) -> Callable[..., Any]:

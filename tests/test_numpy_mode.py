@@ -238,6 +238,8 @@ def test_out_identity_and_tuples_with_none():
         np.testing.assert_array_equal(whole, np.modf(np.arange(6.0).reshape(2, 3) * 1.5)[1])
         v = np.arange(3.0)
         assert np.atleast_1d(v) is v and np.asarray(v) is v and np.asanyarray(v) is v
+        listed = [0, 1, 2]
+        assert np.diff(listed, n=0) is listed  # an argument NumPy gives back, whatever it is
         assert np.percentile(np.arange(8.0), 100) == 7.0
         assert np.var(np.arange(4.0)) == 1.25 and isinstance(np.var(np.arange(4.0)), np.float64)
 
