@@ -586,15 +586,24 @@ def operands_plan(op: str, *shapes: Shape) -> tuple[Shape, Promotion | None]:
     """The result shape of operands that broadcast without ``broadcast_dimensions``
     (``where``, ``clip``, ``x[key] = v``, ``linalg.cross``: section 2), and the
     promotion when their ranks differ (0-d operands are scalars)."""
+    pair = mixed_ranks(shapes)
+    if pair is None:
+        return broadcast_shapes(op, *shapes), None
+    try:
+        shape = broadcast_shapes(op, *shapes)
+    except ValueError as e:
+        return (), Promotion(op, *pair, "operands", failure=str(e))
+    return shape, Promotion(op, *pair, "operands")
+
+
+def mixed_ranks(shapes: Sequence[Shape]) -> tuple[Shape, Shape] | None:
+    """The first operand of rank at least 1 and the first of another rank, if any (0-d
+    operands are scalars)."""
     ranked = [s for s in shapes if len(s)]
     for other in ranked[1:]:
         if len(other) != len(ranked[0]):
-            try:
-                shape = broadcast_shapes(op, *shapes)
-            except ValueError as e:
-                return (), Promotion(op, ranked[0], other, "operands", failure=str(e))
-            return shape, Promotion(op, ranked[0], other, "operands")
-    return broadcast_shapes(op, *shapes), None
+            return ranked[0], other
+    return None
 
 
 def batch_plan(

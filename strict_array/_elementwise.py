@@ -576,12 +576,15 @@ def clip(
             bounds.append(operands_on_one_device("clip", (x, b))[1][1])
         else:
             bounds.append(None if b is None else as_scalar(f"clip ({name})", b, ARRAY_OR_SCALAR))
-    policy.operands("clip", *shapes)  # the rank rule first, then the dtype
+    # the rank rule, then the dtype, then the sizes: a size unknown until computed (DASK)
+    # cannot refuse the call at once, so a dtype error behind it would differ by device
+    policy.ranks("clip", *shapes)
     if x.dtype.kind not in "iuf":
         raise TypeError(
             f"clip: x must have a real numeric dtype, got {x.dtype} (the standard leaves "
             "clip of booleans and complex numbers unspecified)."
         )
+    policy.operands("clip", *shapes)
     # maximum, then minimum, in x's dtype: the same on every device (array_api_compat's
     # NumPy clip overflows filling a missing bound of a small integer dtype)
     data = x._data

@@ -49,6 +49,7 @@ from ._broadcasting import (
     batch_plan,
     batch_shape,
     binary_plan,
+    mixed_ranks,
     operands_plan,
     promotion_message,
     stretches_both,
@@ -525,6 +526,14 @@ def operands(op: str, *shapes: Shape) -> Shape:
     if promotion is not None:
         _decide(promotion)
     return shape
+
+
+def ranks(op: str, *shapes: Shape) -> None:
+    """The rank rule of operands without ``broadcast_dimensions``, decided before their
+    sizes are checked (a function that refuses a dtype first: :func:`operands` then)."""
+    pair = mixed_ranks(shapes)
+    if pair is not None:
+        _decide(Promotion(op, *pair, "operands"))
 
 
 def stacks(op: str, shape1: Shape, shape2: Shape, core1: int = 2, core2: int = 2) -> Shape:

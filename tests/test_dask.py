@@ -1144,3 +1144,66 @@ def test_contractions_keep_the_large_operands_blocks():
     assert _contracted_blocks_alike(head, tail) == (head, tail)
     product = xp.asarray(w, device=xp.DASK).mT @ xp.asarray(x, device=xp.DASK)
     np.testing.assert_allclose(to_numpy(product), values[:, :3].T @ values, rtol=1e-12)
+
+
+# --- regressions the differential suite's random programs found ------------------------------------
+@pytest.mark.parametrize(
+    ("shape", "mask", "axis", "op"),
+    [((1, 0), [False], 0, "max"), ((1, 0), [False], 0, "argmax"), ((1, 0), [True], 1, "argmin"),
+     ((2, 0), [True, True], 1, "min"), ((2, 3), [False, False], None, "max"),
+     ((2, 0), [True, True], 0, "max"), ((2, 3), [False, False], 1, "max"),
+     ((1, 0), [False], 0, "sum")],
+)  # fmt: skip
+def test_reductions_over_sizes_known_when_computed_agree_with_cpu(shape, mask, axis, op):
+    """A reduction without an identity over an axis whose size is unknown until computed
+    and turns out 0 is NumPy's error, even where the result is empty too ((0, 0) over
+    axis 0); with an identity, or over a non-empty axis, NumPy's value."""
+    outcomes = []
+    for dev in (xp.CPU, xp.DASK):
+        x = xp.asarray(np.arange(np.prod(shape), dtype=float).reshape(shape), device=dev)
+        selected = x[xp.asarray(np.array(mask), device=dev)]
+        try:
+            r = np.asarray(getattr(xp, op)(selected, axis=axis))
+            outcomes.append((r.shape, r.tolist()))
+        except ValueError:
+            outcomes.append("ValueError")
+    assert outcomes[0] == outcomes[1]
+
+
+def test_clip_decides_the_rank_rule_then_the_dtype_then_the_sizes():
+    """The same error on both devices where a size is known only when computed."""
+    for dev in (xp.CPU, xp.DASK):
+        v = xp.asarray(np.ones(4, bool), device=dev)
+        unknown = v[v]  # a size known only when computed on DASK
+        with pytest.raises(TypeError, match="real numeric dtype"):
+            xp.clip(unknown, 0, max=xp.asarray(np.ones(3), device=dev))
+        with xp.rank_promotion("raise"), pytest.raises(xp.RankPromotionError):
+            xp.clip(unknown, xp.asarray(np.ones((1, 1)), device=dev))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"axis": -1}, {"axis": (0, 2), "keepdims": True}])
+def test_vector_norm_of_nan_and_infinite_parts_is_numpys(kwargs):
+    """NumPy's 2-norm of a complex element of NaN and infinite parts is NaN (the sum of
+    (x.conj() * x).real), on every chunking and with sizes known only when computed."""
+    x = np.ones((2, 2, 3), complex)
+    x[-1, -1, -1], x[0, 0, 0] = complex(np.nan, np.inf), 3 - 4j
+    want = np.asarray(xp.linalg.vector_norm(xp.asarray(x), **kwargs))
+    for chunks in (-1, 1):
+        lazy = xp.asarray(x, device=xp.DASK, chunks=chunks)
+        got = np.asarray(xp.linalg.vector_norm(lazy, **kwargs))
+        np.testing.assert_allclose(got, want, equal_nan=True)
+    keep = xp.asarray(np.array([True, True]), device=xp.DASK)
+    unknown = xp.asarray(x, device=xp.DASK)[keep]
+    np.testing.assert_allclose(np.asarray(xp.linalg.vector_norm(unknown, **kwargs)), want,
+                               equal_nan=True)  # fmt: skip
+
+
+def test_contractions_over_several_empty_blocks():
+    """xp.tile(x, (0, 0)) gives blocks of size 0 along the contracted axis: the products
+    are NumPy's (zeros), as Dask's matmul alone fails when computed."""
+    x = xp.tile(xp.asarray(np.ones((2, 4)), device=xp.DASK, chunks=1), (0, 0))
+    a = xp.matmul(x, xp.asarray(np.zeros((0, 1)), device=xp.DASK))  # (0, 1), blocks (0, 0)
+    for got in (a.mT @ a, xp.matmul(a.mT, a), xp.tensordot(a.mT, a, axes=1),
+                xp.vecdot(a, a, axis=0)):  # fmt: skip
+        want = np.zeros(got.shape)
+        np.testing.assert_array_equal(np.asarray(got), want)

@@ -1975,8 +1975,10 @@ FEEDBACK: dict[str, tuple[int | None, tuple[str, ...]]] = {
                   "T = xp.linalg.solve(g, c.mT).mT * 2.0")),
     "cholesky": (2, (*_CENTRED_GRAM,
                      "T = c @ xp.linalg.cholesky(g)")),
+    # (a factor in (-1, 1): fed back, c * det(g) would grow until g + I is singular to
+    # rounding, and the two devices' rounding would decide the value)
     "det": (2, (*_CENTRED_GRAM,
-                "T = c * xp.linalg.det(g)")),
+                "d = xp.linalg.det(g)", "T = c * (d / (1.0 + xp.abs(d)))")),
     "slogdet": (2, (_GRAM,
                     "T = F - xp.linalg.slogdet(g).logabsdet")),
     "eigh": (2, (_GRAM,

@@ -20,7 +20,7 @@ import pytest
 from numpy_cases import APART, CASES
 
 import strict_array as xp
-from strict_array._backends._numpy_ways import Refuse
+from strict_array._backends._numpy_ways import Refuse, Value
 from strict_array._numpy_api import FUNCTIONS
 from strict_array._numpy_api._table import lookup
 
@@ -274,3 +274,64 @@ def test_every_ufunc_gives_numpys_value(name: str, device: Any) -> None:
                                 got[1] if isinstance(got[1], tuple) and got[1][:1] != ("strict",)
                                 else (got[1],)):  # fmt: skip
                     _same(name, w, g, device, f"{where}, out")
+
+
+# --- the table's ways name NumPy's parameters, and DASK stays lazy -------------------------------
+def _named_parameters(way: Any) -> list[str]:
+    """The parameters a lazy way names, through Unless's branches."""
+    from strict_array._backends._numpy_ways import Blocks, Lanes, Matrices, Whole, Writes
+    from strict_array._numpy_api._table import Unless
+
+    if type(way) is Unless:
+        return _named_parameters(way.way) + _named_parameters(way.instead)
+    if type(way) is Blocks:
+        return [*way.arrays, *way.whole]
+    if type(way) is Lanes:
+        return [way.array, *way.others] + ([way.axis] if isinstance(way.axis, str) else [])
+    if type(way) in (Matrices, Whole):
+        return list(way.arrays)
+    if type(way) is Writes:
+        return [way.target, *_named_parameters(way.how)]
+    return []
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_every_way_names_numpys_parameters(name: str) -> None:
+    import inspect
+
+    func = lookup(name)
+    try:
+        parameters = set(inspect.signature(func).parameters)
+    except ValueError:  # (a builtin without a signature)
+        pytest.skip(f"numpy.{name} has no signature")
+    named = [p.lstrip("*") for p in _named_parameters(FUNCTIONS[name].lazy)]  # ("*": a list)
+    missing = [p for p in named if p not in parameters]
+    assert missing == [], f"numpy.{name}{inspect.signature(func)}: its way names {missing}"
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in ROWS if type(FUNCTIONS[n].lazy) not in (Value, Refuse)]
+)  # (a result that is not an array, Value, is computed by design; Refuse refuses)
+def test_numpy_names_on_dask_compute_nothing(name: str) -> None:
+    """DASK answers NumPy's names lazily: no graph runs during the call."""
+    from dask.callbacks import Callback
+
+    runs: list[int] = []
+
+    class Runs(Callback):  # type: ignore[misc]
+        def _start(self, dsk: Any) -> None:
+            runs.append(1)
+
+    func = lookup(name)
+    with xp.rank_promotion("allow"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i, (args, kwargs) in enumerate(CASES[name]):
+            chunking = CHUNKINGS[i % len(CHUNKINGS)]
+            strict_args = _strict(args, xp.DASK, chunking)
+            strict_kwargs = {k: _strict(v, xp.DASK, chunking) for k, v in kwargs.items()}
+            with Runs():
+                try:
+                    func(*strict_args, **strict_kwargs)
+                except Exception:  # (NumPy's errors are tested above)
+                    continue
+            assert runs == [], f"numpy.{name} case {i} ({chunking}) ran {len(runs)} graph(s)"

@@ -41,7 +41,7 @@ from .._backends._numpy_ways import (
     Writes,
 )
 from . import _compose
-from ._rules import Assign, Broadcast, Callbacks, Einsum, Rule, Stacks, ToShape
+from ._rules import Assign, Broadcast, Callbacks, Einsum, Rule, Stacks, ToShape, shape_of
 
 __all__ = [
     "EXITS", "FUNCTIONS", "GENERATORS", "MAKERS", "UFUNCS", "Compose", "Lazy", "Row", "Unless",
@@ -118,6 +118,22 @@ def _not(name: str, value: Any) -> Callable[[dict[str, Any]], str]:
                  lambda b: f"{name}={b.get(name)!r}" if b.get(name) != value else "")  # fmt: skip
 
 
+def _device_array(*names: str) -> Callable[[dict[str, Any]], str]:
+    """The reason: one of ``names`` is the device's own array (a lazy one), not NumPy's
+    data."""
+
+    def why(b: dict[str, Any]) -> str:
+        lazy = [
+            n
+            for n in names
+            if shape_of(b.get(n)) is not None
+            and not isinstance(b.get(n), (np.ndarray, np.generic, list, tuple, int, float, complex))
+        ]
+        return " and ".join(f"a lazy {n}=" for n in lazy)
+
+    return _case(" or ".join(f"a lazy {n}=" for n in names), why)
+
+
 #: a reduction's where= broadcasts against its input
 WHERE = Broadcast(("a", "where"))
 #: NumPy's functions of one whole array that are not chunked
@@ -142,8 +158,17 @@ def _pad_wider_than_axis(b: dict[str, Any]) -> str:
     ) else ""  # fmt: skip
 
 
+def _size(value: Any) -> int:
+    """The number of elements of an argument, from its shape alone (``np.size`` of a Dask
+    array would compute it: Dask does not implement it); asked only of known sizes."""
+    size = 1
+    for n in shape_of(value) or ():
+        size *= int(n)  # type: ignore[arg-type]
+    return size
+
+
 def _convolve_shape(b: dict[str, Any]) -> tuple[int]:
-    n, m = int(np.size(b["a"])), int(np.size(b["v"]))
+    n, m = _size(b["a"]), _size(b["v"])
     mode = b.get("mode", "full")
     if mode == "full":
         return (n + m - 1,)
@@ -156,7 +181,8 @@ def _histogram_shape(b: dict[str, Any]) -> Any:
     bins = b.get("bins", 10)
     if isinstance(bins, str):
         return None  # the number of bins depends on the values
-    n = int(bins) if np.ndim(bins) == 0 else len(bins) - 1
+    edges = shape_of(bins) or ()
+    n = int(bins) if not edges else int(edges[0]) - 1  # type: ignore[arg-type]
     return ((n,), (n + 1,))
 
 
@@ -181,8 +207,9 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
           standard="cumulative_sum or cumulative_prod (of reshape(x, (-1,)) for axis=None)"),
     *rows("nancumsum nancumprod", lazy=Unless(_is_none("axis"), Own(), Lanes("a")), standard="="),
     *rows("cumulative_sum cumulative_prod", lazy=Lanes("x"), standard="="),
-    *rows("cov corrcoef", lazy=WHOLE("m", "x", "y", "fweights", "aweights"),
+    *rows("cov", lazy=WHOLE("m", "y", "fweights", "aweights"),
           standard="matmul of the centred data"),
+    *rows("corrcoef", lazy=WHOLE("x", "y"), standard="matmul of the centred data"),
     *rows("histogram", lazy=Whole(("a", "weights", "bins"), shape=_histogram_shape)),
     *rows("histogram_bin_edges", lazy=Whole(("a", "weights", "bins"),
                                             shape=lambda b: (_histogram_shape(b) or (0, None))[1])),
@@ -232,7 +259,9 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("unwrap", lazy=Lanes("p")),
     *rows("trapezoid", Broadcast(("y", "x"), vectors=("x",)), lazy=Lanes("y", others=("x",))),
     *rows("gradient", lazy=WHOLE("f", "varargs")),
-    *rows("diff", lazy=Own(), standard="="),
+    # (Dask's diff makes its prepend= and append= NumPy arrays: a lazy one is computed)
+    *rows("diff", lazy=Unless(_device_array("prepend", "append"), Own(),
+                              WHOLE("a", "prepend", "append")), standard="="),
     # (Dask's ediff1d casts to_end and to_begin that NumPy refuses under same_kind)
     *rows("ediff1d", lazy=Unless(_given("to_end", "to_begin"), Own(), WHOLE("ary")),
           standard="diff(reshape(x, (-1,)))"),
@@ -285,7 +314,9 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("tile", lazy=Own(), standard="="),
     *rows("roll", lazy=Own(), standard="="),
     *rows("rot90", lazy=Own(), standard="flip and matrix_transpose"),
-    *rows("insert delete", lazy=Unless(_is_none("axis"), Own(), WHOLE("arr", "obj", "values")),
+    *rows("insert", lazy=Unless(_is_none("axis"), Own(), WHOLE("arr", "obj", "values")),
+          standard="concat and slicing"),
+    *rows("delete", lazy=Unless(_is_none("axis"), Own(), WHOLE("arr", "obj")),
           standard="concat and slicing"),
     *rows("pad", lazy=Unless(_pad_wider_than_axis, Own(), WHOLE("array")), standard="="),
     *rows("meshgrid", lazy=Own(), standard="="),
@@ -325,9 +356,11 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
                       Matrices(("a", "b"), (1, 1)), WHOLE("a", "b")),
           standard="linalg.cross"),
     *rows("linalg.cholesky linalg.det linalg.inv linalg.eig linalg.eigh linalg.eigvals "
-          "linalg.eigvalsh linalg.slogdet linalg.svd linalg.svdvals linalg.qr linalg.pinv "
-          "linalg.matrix_rank linalg.matrix_power linalg.cond linalg.matrix_norm",
+          "linalg.eigvalsh linalg.slogdet linalg.svd linalg.qr linalg.pinv linalg.matrix_power",
           lazy=Matrices(("a",), (2,)), standard="="),
+    *rows("linalg.svdvals linalg.cond linalg.matrix_norm", lazy=Matrices(("x",), (2,)),
+          standard="="),
+    *rows("linalg.matrix_rank", lazy=Matrices(("A",), (2,)), standard="="),
     *rows("linalg.solve", Stacks("a", "b", (2, 2)), lazy=Matrices(("a", "b"), (2, 2)),
           standard="="),
     *rows("linalg.lstsq", lazy=WHOLE_VALUES("a", "b"),
@@ -335,7 +368,8 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("linalg.multi_dot", lazy=WHOLE("arrays"), standard="matmul, one product at a time"),
     *rows("linalg.norm", lazy=Own(), standard="linalg.vector_norm or linalg.matrix_norm"),
     *rows("linalg.vector_norm", lazy=Lanes("x"), standard="="),
-    *rows("linalg.tensorinv linalg.tensorsolve", lazy=WHOLE("a", "b")),
+    *rows("linalg.tensorinv", lazy=WHOLE("a")),
+    *rows("linalg.tensorsolve", lazy=WHOLE("a", "b")),
     *rows("linalg.cross", Stacks("x1", "x2", (1, 1), axes=("axis", "axis")),
           lazy=Unless(_not("axis", -1), Matrices(("x1", "x2"), (1, 1)), WHOLE("x1", "x2")),
           standard="="),

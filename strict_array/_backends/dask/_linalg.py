@@ -316,6 +316,14 @@ def vector_norm(x: da.Array, /, **kwargs: Any) -> da.Array:
         return da.from_array(
             np.asarray(cnp.linalg.vector_norm(np.empty(x.shape, x.dtype), **kwargs))
         )
+    if x.dtype.kind == "c" and kwargs.get("ord", 2) == 2:
+        # NumPy's: the root of the sum of (x.conj() * x).real, which is NaN for an element
+        # of NaN and infinite parts (Dask's abs(x) ** 2 makes it infinite)
+        from ._reductions import reduction
+
+        squares = (x.conj() * x).real
+        total = reduction("sum")(squares, axis=axis, keepdims=kwargs.get("keepdims", False))
+        return da.sqrt(total)
     if any(unknown(s) for s in x.shape):
         return _vector_norm_of_unknown_sizes(x, **kwargs)
     return compat.linalg.vector_norm(x, **kwargs)  # type: ignore[attr-defined]

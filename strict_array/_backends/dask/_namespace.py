@@ -384,7 +384,9 @@ def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
     # (int64 for small integers and booleans): keep the promoted dtype, as NumPy does
     if x1.ndim == x2.ndim > 2:  # stacks: batch blocks of unknown size paired
         x1, x2 = paired_unknown_blocks(x1, x2)
-    x1, x2 = _contracted_blocks_alike(x1, x2)
+    # (Dask's matmul over a contracted axis of several empty blocks, as xp.tile(x, (0, 0))
+    # makes them, adds a placeholder string block into the sum when computed)
+    x1, x2 = _contracted_blocks_alike(without_empty_blocks(x1), without_empty_blocks(x2))
     out = compat.matmul(x1, x2)  # type: ignore[attr-defined]
     dtype = np.result_type(x1.dtype, x2.dtype)
     return out if out.dtype == dtype else out.astype(dtype)

@@ -66,7 +66,11 @@ def reduction(name: str) -> Any:
             # unknown size stands as 1: only a known empty axis decides an error here)
             shape = tuple(1 if unknown(s) else int(s) for s in x.shape)
             out = numpy(np.empty(shape, x.dtype), axis=axis, **kwargs)
-            return da.from_array(np.asarray(out), chunks=-1)
+            nothing = da.from_array(np.asarray(out), chunks=-1)
+            if name not in _NO_IDENTITY:
+                return nothing
+            # (an unknown reduced size may be 0: then NumPy's error, when computed)
+            return _nonempty(name, nothing, [_length(x, a) for a in reduced])
         if name in ("var", "std") and any(
             unknown(c) or c == 0 for a in reduced for c in x.chunks[a]
         ):
@@ -190,25 +194,39 @@ def _extremum(name: str, x: da.Array, axes: tuple[int, ...], keepdims: bool = Fa
         aggregate=lambda b, axis, keepdims: func(b, axis=axis, keepdims=keepdims, initial=initial),
         axis=axes, keepdims=keepdims, dtype=x.dtype,
     )  # fmt: skip
-    count = da.reduction(
-        x,
-        chunk=lambda b, axis, keepdims: np.full(
-            np.sum(np.empty(b.shape, bool), axis=axis, keepdims=keepdims).shape,
-            np.prod([b.shape[a] for a in axis], dtype=np.int64),
-        ),
-        aggregate=lambda b, axis, keepdims: np.sum(b, axis=axis, keepdims=keepdims),
-        axis=axes, keepdims=keepdims, dtype=np.int64,
-    )  # fmt: skip
+    return _nonempty(name, values, [_length(x, a) for a in axes])
 
-    def check(v: np.ndarray, n: np.ndarray) -> np.ndarray:
-        if v.size and (n == 0).any():
+
+#: the reductions without an identity: an empty reduced axis is NumPy's error
+_NO_IDENTITY = frozenset({"max", "min", "argmax", "argmin"})
+
+
+def _nonempty(name: str, values: da.Array, lengths: list[Any]) -> da.Array:
+    """``values``, or NumPy's error when computed if one of the reduced axes' ``lengths``
+    (numbers, or lazy 0-d arrays) is 0: even where the result is empty too (a (0, 0)
+    array reduced over axis 0)."""
+
+    def check(v: np.ndarray, *computed: Any) -> np.ndarray:
+        if any(int(n) == 0 for n in computed):
             raise ValueError(
                 f"{name}: cannot reduce an empty selection (its size was known only when "
                 f"computed): {name} has no identity."
             )
         return v
 
-    return da.map_blocks(check, values, count, dtype=x.dtype)
+    return da.map_blocks(check, values, *lengths, dtype=values.dtype)
+
+
+def _length(x: da.Array, axis: int) -> Any:
+    """The length of ``x`` along ``axis``: a number where Dask knows it, else a lazy 0-d
+    array (the blocks' lengths along that axis, added)."""
+    if not unknown(x.shape[axis]):
+        return x.shape[axis]
+    per_block = da.map_blocks(
+        lambda b: np.full((1,) * b.ndim, b.shape[axis], dtype=np.int64), x,
+        chunks=tuple((1,) * len(c) for c in x.chunks), dtype=np.int64,
+    )  # fmt: skip
+    return per_block[tuple(slice(None) if i == axis else 0 for i in range(x.ndim))].sum()
 
 
 def _arg(name: str, x: da.Array, axis: int) -> da.Array:
