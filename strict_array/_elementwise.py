@@ -576,10 +576,10 @@ def clip(
             bounds.append(operands_on_one_device("clip", (x, b))[1][1])
         else:
             bounds.append(None if b is None else as_scalar(f"clip ({name})", b, ARRAY_OR_SCALAR))
-    # the rank rule, then the dtype, then the sizes: a size unknown until computed (DASK)
-    # cannot refuse the call at once, so a dtype error behind it would differ by device
-    policy.ranks("clip", *shapes)
     if x.dtype.kind not in "iuf":
+        # the rank rule, then the dtype, then the sizes: a size unknown until computed
+        # (DASK) cannot refuse the call at once, so a dtype error behind it would differ
+        policy.ranks("clip", *shapes)
         raise TypeError(
             f"clip: x must have a real numeric dtype, got {x.dtype} (the standard leaves "
             "clip of booleans and complex numbers unspecified)."
