@@ -47,9 +47,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from ._numpy_api import _rules
-from ._numpy_api._dispatch import row_of
-from ._numpy_api._table import GENERATORS
+from ._numpy_api import CALLING_ASSERTIONS, UNHOOKED, _rules, row_of
+from ._numpy_api._table import GENERATORS, INDEXERS
 from ._typing import PY_SCALARS
 
 __all__ = [
@@ -693,24 +692,8 @@ def _default_rng(seed: Any = None) -> CheckedGenerator:
 
 
 # --- what checking() replaces -----------------------------------------------------------------------
-#: NumPy entry points with no hook, left as they are (the docs' limits list them): they
-#: read arrays through ``__array__`` or make views by strides
-EXITS = frozenset({
-    "nditer", "broadcast", "nested_iters", "as_strided", "frompyfunc", "vectorize",
-    "errstate", "printoptions", "set_printoptions", "get_printoptions", "seterr", "geterr",
-    "seterrcall", "geterrcall", "setbufsize", "getbufsize", "show_config", "show_runtime",
-    "info", "test", "get_include", "iterable", "isscalar", "isfortran", "typename",
-    "issubdtype", "isdtype", "promote_types", "mintypecode", "base_repr", "binary_repr",
-    "format_float_positional", "format_float_scientific", "datetime_data", "broadcast_shapes",
-    "add_docstring", "add_newdoc", "add_newdoc_ufunc", "deprecate", "byte_bounds",
-    "get_array_wrap", "from_dlpack", "asmatrix", "bmat", "fromregex",
-})  # fmt: skip
-
-#: NumPy's test assertions that call a function of the caller's (its code is checked)
-_CALLING_ASSERTIONS = frozenset({
-    "assert_raises", "assert_raises_regex", "assert_warns", "assert_no_warnings",
-    "assert_no_gc_cycles",
-})  # fmt: skip
+#: NumPy's entry points with no hook, left as they are (the docs' limits list them)
+EXITS = UNHOOKED
 
 #: module attribute -> what stood there, while checking() is on
 _SAVED: dict[tuple[Any, str], Any] = {}
@@ -734,12 +717,12 @@ def _replacements() -> dict[tuple[Any, str], Any]:
                 or type(obj).__name__ == "_ArrayFunctionDispatcher"
             ):
                 found[(module, name)] = _Patched(obj)
-    for name in ("ogrid", "mgrid", "r_", "c_"):
+    for name in INDEXERS:
         found[(np, name)] = _PatchedIndexer(getattr(np, name))
     import numpy.testing
 
     for name in dir(numpy.testing):  # (not those that call the caller's functions)
-        if name.startswith("assert_") and name not in _CALLING_ASSERTIONS:
+        if name.startswith("assert_") and name not in CALLING_ASSERTIONS:
             found[(numpy.testing, name)] = _NumPysOwn(getattr(numpy.testing, name))
     found[(np.random, "default_rng")] = _default_rng
     for module in (np.random, np.random.mtrand):  # (emcee's spelling: mtrand)

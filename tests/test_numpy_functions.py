@@ -32,7 +32,7 @@ for _sample in (M, V, I, IV, B):
     _sample.setflags(write=False)  # a positional out= argument must not change the samples
 
 #: NumPy's conversion functions: the explicit exit, which returns NumPy arrays by design
-EXITS = frozenset(_numpy_api.EXITS)
+CONVERSIONS = frozenset(_numpy_api.CONVERSIONS)
 
 
 def _to_strict(value: Any, device: str) -> Any:
@@ -71,7 +71,7 @@ def _assert_same(name: str, got: Any, want: Any) -> None:
         assert got == want, (name, got, want)
 
 
-@pytest.mark.parametrize("name", sorted(EXITS))
+@pytest.mark.parametrize("name", sorted(CONVERSIONS))
 def test_conversions_are_the_explicit_exit(name):
     x = xp.asarray(M).to_device(xp.DASK, chunks=2)
     out = getattr(np, name)(x)

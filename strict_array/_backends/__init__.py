@@ -284,8 +284,10 @@ class Device:
         return self.from_numpy(_bound_target(func, way.target, args2, kwargs2))
 
     def numpy_ufunc(self, ufunc: Any, method: str, inputs: tuple[Any, ...],
-                    kwargs: dict[str, Any]) -> Any:  # fmt: skip
-        """NumPy's ``ufunc`` (``method`` of it) on this device's data, NumPy's value."""
+                    kwargs: dict[str, Any], associative: bool = False) -> Any:  # fmt: skip
+        """NumPy's ``ufunc`` (``method`` of it) on this device's data, NumPy's value;
+        ``associative``: its fold does not depend on the order NumPy iterates (a lazy
+        device may fold it block by block)."""
         if self.host:
             return getattr(ufunc, method)(*inputs, **kwargs)
         out = getattr(ufunc, method)(*self._to_numpy_args(inputs), **self._to_numpy_args(kwargs))

@@ -27,11 +27,12 @@ from __future__ import annotations
 from .._array import Array
 from ._dispatch import array_function, array_ufunc, row_of
 from ._hints import install_methods, markdown_table, missing_attribute, spell
-from ._table import EXITS, FUNCTIONS, GENERATORS, UFUNCS, Row
+from ._table import CALLING_ASSERTIONS, CONVERSIONS, FUNCTIONS, GENERATORS, UFUNCS, UNHOOKED, Row
 
 __all__ = [
-    "EXITS", "FUNCTIONS", "GENERATORS", "UFUNCS", "Row", "array_function", "array_ufunc",
-    "install", "markdown_table", "missing_attribute", "row_of", "spell",
+    "CALLING_ASSERTIONS", "CONVERSIONS", "FUNCTIONS", "GENERATORS", "UFUNCS", "UNHOOKED", "Row",
+    "array_function", "array_ufunc", "install", "markdown_table", "missing_attribute", "row_of",
+    "spell",
 ]  # fmt: skip
 
 

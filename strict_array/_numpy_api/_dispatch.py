@@ -24,7 +24,7 @@ from .._backends._numpy_ways import NoLazyValue, Whole, Writes, bound
 from .._errors import mixed_devices, refuse_operand
 from .._typing import PY_SCALARS
 from . import _rules
-from ._table import Compose, Row, Unless, by_function
+from ._table import ASSOCIATIVE, Compose, Row, Unless, by_function
 
 __all__ = ["array_function", "array_ufunc", "defer_to_numpy", "row_of"]
 
@@ -312,7 +312,9 @@ def array_ufunc(self: Array, ufunc: Any, method: str, *inputs: Any, **kwargs: An
         return _written(
             target, dev.numpy_write(at, Writes("a", Whole(("a", "rest"))), on_inputs, {})
         )
-    value = _lazily(op, dev, dev.numpy_ufunc, ufunc, method, on_inputs, on_kwargs)
+    value = _lazily(
+        op, dev, dev.numpy_ufunc, ufunc, method, on_inputs, on_kwargs, ufunc.__name__ in ASSOCIATIVE
+    )
     if any(type(o) is Array for o in outs):
         _check_out_casting(ufunc, method, inputs, kwargs, dev)
         return _store_out(dev, outs, value, given)

@@ -18,7 +18,7 @@ from .. import _elementwise, _public
 from .._array import Array
 from .._backends._numpy_ways import Blocks, Lanes, Matrices, Own, Refuse, Value, Whole, Writes
 from ._rules import Assign, Broadcast, Callbacks, Einsum, Stacks, ToShape
-from ._table import EXITS, FUNCTIONS, UFUNCS, Compose, Row, Unless
+from ._table import CONVERSIONS, FUNCTIONS, UFUNCS, Compose, Row, Unless
 
 __all__ = ["METHODS", "install_methods", "markdown_table", "missing_attribute", "spell"]
 
@@ -86,7 +86,7 @@ def missing_attribute(module: str, name: str) -> AttributeError:
         hint = f"; for NumPy's {name} use {spell(UFUNCS[name])}"
     elif row is not None and not row.standard:
         hint = f"; NumPy's {qualified} has no counterpart in the standard"
-    elif name in EXITS:
+    elif name in CONVERSIONS:
         hint = "; use strict_array.asarray"
     return AttributeError(f"module {module!r} has no attribute {name!r}{hint}")
 

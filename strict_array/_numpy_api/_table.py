@@ -44,7 +44,9 @@ from . import _compose
 from ._rules import Assign, Broadcast, Callbacks, Einsum, Rule, Stacks, ToShape, shape_of
 
 __all__ = [
-    "EXITS", "FUNCTIONS", "GENERATORS", "MAKERS", "UFUNCS", "Compose", "Lazy", "Row", "Unless",
+    "ASSOCIATIVE", "CALLING_ASSERTIONS", "CONVERSIONS", "FUNCTIONS", "GENERATORS", "INDEXERS", "MAKERS", "UFUNCS",
+    "UNHOOKED",
+    "Compose", "Lazy", "Row", "Unless",
     "by_function", "lookup",
 ]  # fmt: skip
 
@@ -495,10 +497,43 @@ UFUNCS: dict[str, str] = {
 
 #: NumPy's conversion functions: they read a strict array through ``__array__``, the
 #: explicit exit to NumPy (a lazy array computes, through the planner)
-EXITS = (
+CONVERSIONS = (
     "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
     "asarray_chkfinite", "require",
 )  # fmt: skip
+
+#: the NumPy-code mode: NumPy's entry points with no hook, left as they are (the docs'
+#: limits list them): they read arrays through ``__array__``, make views by strides, or
+#: take no array
+UNHOOKED = frozenset({
+    "nditer", "broadcast", "nested_iters", "as_strided", "frompyfunc", "vectorize",
+    "errstate", "printoptions", "set_printoptions", "get_printoptions", "seterr", "geterr",
+    "seterrcall", "geterrcall", "setbufsize", "getbufsize", "show_config", "show_runtime",
+    "info", "test", "get_include", "iterable", "isscalar", "isfortran", "typename",
+    "issubdtype", "isdtype", "promote_types", "mintypecode", "base_repr", "binary_repr",
+    "format_float_positional", "format_float_scientific", "datetime_data", "broadcast_shapes",
+    "add_docstring", "add_newdoc", "add_newdoc_ufunc", "deprecate", "byte_bounds",
+    "get_array_wrap", "from_dlpack", "asmatrix", "bmat", "fromregex",
+})  # fmt: skip
+
+#: NumPy's ufuncs whose fold does not depend on the order NumPy iterates: a lazy device may
+#: reduce them block by block (np.power.reduce of a column is not that of the same column
+#: in a matrix: NumPy's fold of the others follows the memory layout)
+ASSOCIATIVE = frozenset({
+    "add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
+    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm", "logaddexp",
+    "logaddexp2",
+})  # fmt: skip
+
+#: the NumPy-code mode: NumPy's indexers that make arrays (``np.ogrid[0:3, 0:2]``)
+INDEXERS = ("ogrid", "mgrid", "r_", "c_")
+
+#: the NumPy-code mode: NumPy's test assertions that call a function of the caller's (its
+#: code is checked); NumPy's other assertions run unchecked, as NumPy's own code
+CALLING_ASSERTIONS = frozenset({
+    "assert_raises", "assert_raises_regex", "assert_warns", "assert_no_warnings",
+    "assert_no_gc_cycles",
+})  # fmt: skip
 
 
 def lookup(name: str) -> Any:

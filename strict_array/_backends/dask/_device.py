@@ -146,8 +146,8 @@ class DaskDevice(Device):
         return _numpy_calls.numpy_write(func, way, args, kwargs)
 
     def numpy_ufunc(self, ufunc: Any, method: str, inputs: tuple[Any, ...],
-                    kwargs: dict[str, Any]) -> Any:  # fmt: skip
-        return _numpy_calls.numpy_ufunc(ufunc, method, inputs, kwargs)
+                    kwargs: dict[str, Any], associative: bool = False) -> Any:  # fmt: skip
+        return _numpy_calls.numpy_ufunc(ufunc, method, inputs, kwargs, associative)
 
     def from_npy(self, path: str, chunks: Any) -> da.Array:
         return declared(without_empty_blocks(_io.from_npy(path, chunks)))

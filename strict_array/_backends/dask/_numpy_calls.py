@@ -631,10 +631,12 @@ def _delayed_whole(value: Any) -> Any:
 
 # --- ufuncs ------------------------------------------------------------------------------------------
 def numpy_ufunc(
-    ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
+    ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any],
+    associative: bool = False,
+) -> Any:  # fmt: skip
     """NumPy's ``ufunc`` (a method of it) on Dask data, lazily. ``out=`` holds the outputs'
-    data where ``where=`` leaves some of it as it is; the caller stores the result."""
+    data where ``where=`` leaves some of it as it is; the caller stores the result.
+    ``associative``: its fold does not depend on the order NumPy iterates."""
     kwargs = dict(kwargs)
     out = kwargs.pop("out", None)
     if method == "__call__":
@@ -686,7 +688,7 @@ def numpy_ufunc(
         # (np.power.reduce of a column is not that of the same column in a matrix): the
         # whole array, as NumPy holds it; an associative one, lane by lane
         rest = tuple(f"r{i}" for i in range(len(inputs) - 1))
-        way = Lanes("a", others=("where",)) if ufunc.__name__ in _ASSOCIATIVE and not rest \
+        way = Lanes("a", others=("where",)) if associative and not rest \
             else Whole(("a", "where", *rest))  # fmt: skip
         return numpy_call(along, way, inputs, {"axis": axis, "where": where, **kwargs})
     if method == "outer":
@@ -697,11 +699,6 @@ def numpy_ufunc(
 
 
 #: ufuncs whose folds (reduce, accumulate) do not depend on the order NumPy takes
-_ASSOCIATIVE = frozenset({
-    "add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
-    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm", "logaddexp",
-    "logaddexp2",
-})  # fmt: skip
 
 
 def _positional(names: Sequence[str], **keywords: Any) -> Any:
