@@ -58,9 +58,7 @@ def __rmatmul__(self: Array, other: Any) -> Array:
 
 
 def _imatmul(x: Array, y: Any) -> Array:
-    if isinstance(y, np.ndarray):  # NumPy's in-place matmul: its ufunc into x
-        np.matmul(x, y, out=(x,))  # type: ignore[arg-type]
-        return x
+    # (a NumPy array never reaches here: general_inplace runs NumPy's ufunc into x)
     return matmul(x, _matmul_operand(y))
 
 

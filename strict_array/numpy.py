@@ -130,7 +130,7 @@ class CheckedArray(np.ndarray):
         others = (*(out if isinstance(out, tuple) else ()), kwargs.get("where"))
         if not inside:
             for v in (*inputs, *others):
-                if type(v) not in _PLAIN_OPERANDS and _foreign(v):
+                if _foreign(v):
                     return NotImplemented
             _rules.check_ufunc(ufunc, method, inputs, kwargs)
         # NumPy's ufunc on the plain arrays, as for any subclass (ndarray.__array_ufunc__);
@@ -223,7 +223,7 @@ def _overrides(value: Any) -> bool:
 
 def _foreign(value: Any) -> bool:
     """Another library's array, which decides for itself (NEP 13)."""
-    if isinstance(value, np.ndarray) or type(value) in PY_SCALARS or value is None:
+    if type(value) in _PLAIN_OPERANDS or isinstance(value, np.ndarray):
         return False
     return hasattr(value, "__array_ufunc__") and not isinstance(value, np.generic)
 
@@ -482,8 +482,8 @@ def _holds_foreign(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     ``__array_function__`` decides, through NumPy's dispatch)."""
     for v in (*args, *kwargs.values()) if kwargs else args:
         t = type(v)
-        if t is CheckedArray or t is np.ndarray or t in PY_SCALARS:
-            continue  # (the common arguments, at the cost of three tests)
+        if t in _PLAIN_OPERANDS:
+            continue  # (the common arguments, at the cost of one test)
         if t is list or t is tuple:
             if any(_foreign_array(item) for item in v):
                 return True
@@ -494,16 +494,6 @@ def _holds_foreign(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
 
 def _foreign_array(value: Any) -> bool:
     return not isinstance(value, np.ndarray) and hasattr(type(value), "__array_function__")
-
-
-def _holds_checked(value: Any) -> bool:
-    """Whether a checked array is in ``value`` (lists, tuples and dicts, at any depth)."""
-    t = type(value)
-    if t is list or t is tuple:
-        return any(_holds_checked(v) for v in value)
-    if t is dict:
-        return any(_holds_checked(v) for v in value.values())
-    return isinstance(value, CheckedArray)
 
 
 class _NumPysOwn(_Patched):
@@ -571,7 +561,7 @@ class _CheckedMethods:
         if name.startswith("_") or not callable(attr):
             return attr
         row = GENERATORS.get(f"{type(self)._prefix}.{name}")
-        return _checked_method(attr, row)
+        return _CheckedMethod(attr, row)
 
 
 class _CheckedMethod:
@@ -590,16 +580,10 @@ class _CheckedMethod:
         if _inside.get():
             return method(*args, **kwargs)
         row = self._row
-        if row is not None and row.rules:
+        if row is not None and row.rules:  # (by the unbound method's signature: self first)
             unbound = getattr(type(method.__self__), method.__name__)  # type: ignore[attr-defined]
             _rules.check(f"numpy.{row.numpy}", row.rules, unbound, (None, *args), kwargs)
-        views: dict[int, Any] = {}
-        token = _inside.set(True)
-        try:
-            result = _at_caller(method, _plain(args, views), _plain(kwargs, views))
-        finally:
-            _inside.reset(token)
-        return _checked_results(result, views, given=(args, kwargs))
+        return _checked_call(method, None, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.__wrapped__, name)
@@ -616,10 +600,6 @@ class _CheckedMethod:
     @property  # type: ignore[misc]
     def __doc__(self) -> str | None:  # type: ignore[override]
         return self.__wrapped__.__doc__
-
-
-def _checked_method(method: Callable[..., Any], row: Any) -> _CheckedMethod:
-    return _CheckedMethod(method, row)
 
 
 def _checked_ctor(ctor: Callable[..., Any]) -> Callable[..., Any]:
@@ -732,7 +712,7 @@ def _replacements() -> dict[tuple[Any, str], Any]:
     for name in dir(np.random):
         obj = getattr(np.random, name)
         if getattr(obj, "__self__", None) is legacy and not name.startswith("_"):
-            found[(np.random, name)] = _checked_method(
+            found[(np.random, name)] = _CheckedMethod(
                 obj, GENERATORS.get(f"random.RandomState.{name}")
             )
     return found

@@ -25,6 +25,8 @@ from typing import Any, ClassVar
 import array_api_compat
 import numpy as np
 
+from ._numpy_ways import bound, dotted
+
 __all__ = [
     "Device",
     "available_devices",
@@ -121,10 +123,10 @@ class Device:
         return fn
 
     def _own_or_numpys(self, name: str) -> Callable[..., Any]:
-        own = _dotted(self.ns, name)
+        own = dotted(self.ns, name)
         if own is not None:
             return own  # type: ignore[no-any-return]
-        numpys = _dotted(np, name)
+        numpys = dotted(np, name)
         if self.host:
             return numpys  # type: ignore[no-any-return]
 
@@ -347,16 +349,7 @@ class Device:
 
 
 def _bound_target(func: Any, target: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from ._numpy_ways import bound
-
     return bound(func, args, kwargs)[target]
-
-
-def _dotted(module: Any, name: str) -> Any:
-    """``module.a.b`` for ``name`` ``"a.b"``, or None."""
-    for part in name.split("."):
-        module = getattr(module, part, None)
-    return module
 
 
 # --- the registry -------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeAlias
 
 __all__ = [
     "Blocks", "Lanes", "Matrices", "NoLazyValue", "Own", "Refuse", "Value", "Way", "Whole",
-    "Writes", "bound",
+    "Writes", "bound", "dotted", "numpy_name", "signature",
 ]  # fmt: skip
 
 
@@ -118,13 +118,28 @@ Way: TypeAlias = Own | Blocks | Lanes | Matrices | Whole | Value | Writes | Refu
 
 
 @functools.cache
-def _signature(func: Any) -> inspect.Signature:
+def signature(func: Any) -> inspect.Signature:
+    """``inspect.signature(func)``, read once per function."""
     return inspect.signature(func)
 
 
 def bound(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     """The arguments of a call of NumPy's ``func`` by parameter name, defaults applied
     (``*args`` as a tuple, ``**kwargs`` as a dict, under their own names)."""
-    b = _signature(func).bind(*args, **kwargs)
+    b = signature(func).bind(*args, **kwargs)
     b.apply_defaults()
     return dict(b.arguments)
+
+
+def dotted(module: Any, name: str) -> Any:
+    """``module.a.b`` for ``name`` ``"a.b"`` (``"linalg.qr"``), or None."""
+    for part in name.split("."):
+        module = getattr(module, part, None)
+    return module
+
+
+def numpy_name(func: Any) -> str:
+    """NumPy's name of ``func`` below ``numpy``: ``"linalg.norm"``, ``"mean"``."""
+    module = (getattr(func, "__module__", "") or "").removeprefix("numpy").strip(".")
+    prefix = next((p for p in ("linalg", "fft") if module.startswith(p)), "")
+    return f"{prefix}.{func.__name__}" if prefix else func.__name__

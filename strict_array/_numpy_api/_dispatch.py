@@ -12,7 +12,6 @@ result is a strict array on the device (NumPy's ``out=`` arrays themselves where
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import Any
 
 import numpy as np
@@ -20,13 +19,13 @@ import numpy as np
 from .. import _array
 from .._array import Array, result, store
 from .._backends import Device, device_of_native
-from .._backends._numpy_ways import NoLazyValue, Whole, Writes, bound
+from .._backends._numpy_ways import NoLazyValue, Whole, Writes, bound, numpy_name, signature
 from .._errors import mixed_devices, refuse_operand
 from .._typing import PY_SCALARS
 from . import _rules
 from ._table import ASSOCIATIVE, Compose, Row, Unless, by_function
 
-__all__ = ["array_function", "array_ufunc", "defer_to_numpy", "row_of"]
+__all__ = ["array_function", "array_ufunc", "row_of"]
 
 _ROWS: dict[Any, Row] = {}
 
@@ -36,12 +35,6 @@ def row_of(func: Any) -> Row | None:
     if not _ROWS:
         _ROWS.update(by_function())
     return _ROWS.get(func)
-
-
-def _name(func: Any) -> str:
-    module = (getattr(func, "__module__", "") or "").removeprefix("numpy").strip(".")
-    prefix = next((p for p in ("linalg", "fft") if module.startswith(p)), "")
-    return f"{prefix}.{func.__name__}" if prefix else func.__name__
 
 
 # --- operands --------------------------------------------------------------------------------
@@ -162,7 +155,7 @@ def array_function(self: Array, func: Any, types: Any, args: tuple[Any, ...],
         if t is not Array and not issubclass(t, np.ndarray) and device_of_native_type(t) is None:
             return NotImplemented
     row = row_of(func)
-    name = row.numpy if row is not None else _name(func)
+    name = row.numpy if row is not None else numpy_name(func)
     op = f"numpy.{name}"
     if row is not None:
         _rules.check(op, row.rules, func, args, kwargs)
@@ -240,14 +233,9 @@ def _out_arrays(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tup
 
 def _without_out(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
                  ) -> tuple[tuple[Any, ...], dict[str, Any]]:  # fmt: skip
-    b = _signature(func).bind(*args, **kwargs)
+    b = signature(func).bind(*args, **kwargs)
     b.arguments["out"] = None
     return b.args, b.kwargs
-
-
-@functools.cache
-def _signature(func: Any) -> inspect.Signature:
-    return inspect.signature(func)
 
 
 def _store_out(dev: Device, out: tuple[Any, ...], value: Any, given: dict[int, Array]) -> Any:
@@ -338,10 +326,3 @@ def _check_out_casting(ufunc: Any, method: str, inputs: tuple[Any, ...],
              for k, v in kwargs.items()}  # fmt: skip
     with np.errstate(all="ignore"):
         getattr(ufunc, method)(*(one(v) for v in inputs), **probe)
-
-
-# --- operators with NumPy's arrays --------------------------------------------------------------
-def defer_to_numpy(value: Any) -> bool:
-    """Whether an Array operator leaves ``value`` to NumPy (NotImplemented, then NumPy's
-    reflected operator through NEP 13): NumPy's own arrays."""
-    return isinstance(value, np.ndarray)

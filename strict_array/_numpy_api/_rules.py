@@ -17,7 +17,6 @@ that use it (``docs/devices.md``, "Adding a NumPy function").
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -26,6 +25,7 @@ import numpy as np
 
 from .. import _policy as policy
 from .._array import Array
+from .._backends._numpy_ways import signature
 from .._broadcasting import basic_key_rank
 from .._extensions import check_ellipsis_axes
 from .._typing import PY_SCALARS, Shape
@@ -190,7 +190,7 @@ _ABSENT: Any = object()
 def _places(func: Any, params: tuple[str, ...]) -> tuple[tuple[int | None, str | None, bool], ...]:
     """Where each of ``params`` arrives in a call of ``func``: (position or None, keyword
     or None, many: ``*args`` or ``"*name"``), read once from NumPy's signature."""
-    parameters = list(inspect.signature(func).parameters.values())
+    parameters = list(signature(func).parameters.values())
     places: list[tuple[int | None, str | None, bool]] = []
     for param in params:
         name = param.lstrip("*")
@@ -381,7 +381,7 @@ def check_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any],
             result = _check_gufunc(name, ufunc.signature, shapes, outs)
             if result is None:
                 return
-            shapes, region = [], result
+            region = result
         else:
             arrays = [s for s in shapes if s]
             result = policy.operands(name, *arrays) if len(arrays) > 1 else (arrays or [()])[0]

@@ -39,6 +39,7 @@ from .._backends._numpy_ways import (
     Way,
     Whole,
     Writes,
+    dotted,
 )
 from . import _compose
 from ._rules import Assign, Broadcast, Callbacks, Einsum, Rule, Stacks, ToShape, shape_of
@@ -122,15 +123,11 @@ def _not(name: str, value: Any) -> Callable[[dict[str, Any]], str]:
 
 def _device_array(*names: str) -> Callable[[dict[str, Any]], str]:
     """The reason: one of ``names`` is the device's own array (a lazy one), not NumPy's
-    data."""
+    data (an array, a scalar, a list)."""
 
     def why(b: dict[str, Any]) -> str:
-        lazy = [
-            n
-            for n in names
-            if shape_of(b.get(n)) is not None
-            and not isinstance(b.get(n), (np.ndarray, np.generic, list, tuple, int, float, complex))
-        ]
+        lazy = [n for n in names if hasattr(v := b.get(n), "shape")
+                and not isinstance(v, (np.ndarray, np.generic))]  # fmt: skip
         return " and ".join(f"a lazy {n}=" for n in lazy)
 
     return _case(" or ".join(f"a lazy {n}=" for n in names), why)
@@ -538,10 +535,7 @@ CALLING_ASSERTIONS = frozenset({
 
 def lookup(name: str) -> Any:
     """NumPy's object of a qualified name (``"linalg.norm"``), or None."""
-    obj: Any = np
-    for part in name.split("."):
-        obj = getattr(obj, part, None)
-    return obj
+    return dotted(np, name)
 
 
 def by_function() -> dict[Any, Row]:

@@ -35,6 +35,9 @@ from .._numpy_ways import (
     Whole,
     Writes,
     bound,
+    dotted,
+    numpy_name,
+    signature,
 )
 from ._basics import unknown, whole_axes, without_empty_blocks
 from ._namespace import declared
@@ -46,26 +49,11 @@ def _is_lazy(v: Any) -> bool:
     return isinstance(v, da.Array)
 
 
-def _qualified(func: Any) -> str:
-    """NumPy's name of ``func`` below ``numpy``: ``"linalg.norm"``, ``"mean"``."""
-    module = (getattr(func, "__module__", "") or "").removeprefix("numpy").strip(".")
-    prefix = next((p for p in ("linalg", "fft") if module.startswith(p)), "")
-    return f"{prefix}.{func.__name__}" if prefix else func.__name__
-
-
-def _dask_function(name: str) -> Any:
-    """``dask.array``'s function of a dotted name (``"linalg.qr"``), or None."""
-    obj: Any = da
-    for part in name.split("."):
-        obj = getattr(obj, part, None)
-    return obj
-
-
 def numpy_call(func: Any, way: Way, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """NumPy's ``func(*args, **kwargs)`` on Dask arrays (among NumPy arrays, lists and
     scalars), lazily, by ``way``."""
     if type(way) is Own:
-        own = _dask_function(way.name or _qualified(func))
+        own = dotted(da, way.name or numpy_name(func))
         if own is not None and _takes(own, func, args, kwargs) and not _any_0d((args, kwargs)):
             try:
                 return declared(own(*args, **kwargs))
@@ -125,23 +113,16 @@ def numpy_write(func: Any, way: Writes, args: tuple[Any, ...], kwargs: dict[str,
         return target
 
     functools.update_wrapper(writing, func)
-    writing.__signature__ = _signature_of(func)  # type: ignore[attr-defined]
+    writing.__signature__ = signature(func)  # type: ignore[attr-defined]
     return numpy_call(writing, way.how, args, kwargs)
-
-
-@functools.cache
-def _signature_of(func: Any) -> Any:
-    import inspect
-
-    return inspect.signature(func)
 
 
 def _takes(own: Any, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     """Whether Dask's ``own`` takes this call of NumPy's ``func``: every argument given
     other than NumPy's default is one of its parameters (by position or by name)."""
     try:
-        theirs = _signature_of(own).parameters
-        mine = _signature_of(func).parameters
+        theirs = signature(own).parameters
+        mine = signature(func).parameters
     except (TypeError, ValueError):
         return True
     if any(p.kind is p.VAR_KEYWORD for p in theirs.values()):
@@ -206,7 +187,7 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
 
 def _call(func: Any, b: dict[str, Any]) -> Any:
     """``func`` called with bound arguments ``b`` (by NumPy's signature)."""
-    sig = _signature_of(func)
+    sig = signature(func)
     args: list[Any] = []
     kwargs: dict[str, Any] = {}
     for p in sig.parameters.values():
@@ -285,19 +266,7 @@ def _computed(value: Any) -> Any:
     """``value`` with every Dask array in it computed, through the planner, at once."""
     from . import _compute
 
-    found: list[da.Array] = []
-
-    def collect(v: Any) -> None:
-        if _is_lazy(v):
-            found.append(v)
-        elif isinstance(v, (list, tuple)):
-            for item in v:
-                collect(item)
-        elif isinstance(v, dict):
-            for item in v.values():
-                collect(item)
-
-    collect(value)
+    found = _flat_lazy(value)
     results = dict(zip(map(id, found), _compute.compute(found))) if found else {}
 
     def put(v: Any) -> Any:
@@ -390,9 +359,10 @@ def _lanes(func: Any, b: dict[str, Any], lanes: dict[str, tuple[int, ...]], fill
     if not lanes:
         return _call(func, b)
     arrays = {n: b[n] for n in lanes}
-    # the batch axes of each array, aligned from the end, broadcast together
-    batch_shapes = [tuple(s for i, s in enumerate(a.shape) if i not in lanes[n])
-                    for n, a in arrays.items()]  # fmt: skip
+    # the batch axes of each array (all but its lanes'), aligned from the end, broadcast
+    # together
+    batch_axes = {n: [i for i in range(a.ndim) if i not in lanes[n]] for n, a in arrays.items()}
+    batch_shapes = [tuple(a.shape[i] for i in batch_axes[n]) for n, a in arrays.items()]
     if any(unknown(s) for n, a in arrays.items() for i, s in enumerate(a.shape) if i in lanes[n]):
         return _whole(func, Whole(tuple(arrays)), b)
     nbatch = max(len(s) for s in batch_shapes)
@@ -413,15 +383,14 @@ def _lanes(func: Any, b: dict[str, Any], lanes: dict[str, tuple[int, ...]], fill
         for n, a in prepared.items():
             j = k - lead[n]
             if j >= 0:
-                axis = [i for i in range(a.ndim) if i not in lanes[n]][j]
+                axis = batch_axes[n][j]
                 if a.shape[axis] == batch[k] and (chosen is None or len(a.chunks[axis]) > 1):
                     chosen = a.chunks[axis]
         batch_chunks.append(chosen or (batch[k],))
     blocks: dict[str, Any] = {}
     for n, a in prepared.items():
-        axes = [i for i in range(a.ndim) if i not in lanes[n]]
         spec = {}
-        for j, axis in enumerate(axes):
+        for j, axis in enumerate(batch_axes[n]):
             k = j + lead[n]
             if a.shape[axis] == batch[k]:
                 spec[axis] = batch_chunks[k]
@@ -431,7 +400,7 @@ def _lanes(func: Any, b: dict[str, Any], lanes: dict[str, tuple[int, ...]], fill
         blocks[n] = a.to_delayed()
     # every other Dask array among the arguments goes whole to each lane's task
     others = {n: v for n, v in b.items() if n not in prepared and _holds_lazy(v)}
-    structure = _lane_structure(func, b, prepared, lanes, lead, nbatch, fill, others)
+    structure = _lane_structure(func, b, prepared, batch_axes, lead, nbatch, fill, others)
     whole_others = {n: _delayed_whole(v) for n, v in others.items()}
 
     def run(*parts: np.ndarray, **other_parts: Any) -> Any:
@@ -445,9 +414,8 @@ def _lanes(func: Any, b: dict[str, Any], lanes: dict[str, tuple[int, ...]], fill
     for index in itertools.product(*(range(g) for g in grid)):
         parts = []
         for n, a in prepared.items():
-            axes = [i for i in range(a.ndim) if i not in lanes[n]]
             where = [0] * a.ndim
-            for j, axis in enumerate(axes):
+            for j, axis in enumerate(batch_axes[n]):
                 k = j + lead[n]
                 where[axis] = index[k] if a.numblocks[axis] > 1 else 0
             parts.append(blocks[n][tuple(where)])
@@ -456,7 +424,7 @@ def _lanes(func: Any, b: dict[str, Any], lanes: dict[str, tuple[int, ...]], fill
 
 
 def _lane_structure(func: Any, b: dict[str, Any], arrays: dict[str, da.Array],
-                    lanes: dict[str, tuple[int, ...]], lead: dict[str, int], nbatch: int,
+                    batch_axes: dict[str, list[int]], lead: dict[str, int], nbatch: int,
                     fill: Any, others: dict[str, Any]) -> Any:  # fmt: skip
     """The shape of ``func``'s result(s) for one lane, and which of its axes follow each
     batch axis, from NumPy's function on stand-ins: batch sizes 1, then each 2 (the
@@ -465,14 +433,9 @@ def _lane_structure(func: Any, b: dict[str, Any], arrays: dict[str, da.Array],
     def probe(sizes: list[int], fill: Any) -> Any:
         call = {**b, **{n: _stand_ins(v, fill) for n, v in others.items()}}
         for n, a in arrays.items():
-            shape = []
-            axes = [i for i in range(a.ndim) if i not in lanes[n]]
-            for i in range(a.ndim):
-                if i in lanes[n]:
-                    shape.append(a.shape[i])
-                else:
-                    k = axes.index(i) + lead[n]
-                    shape.append(sizes[k] if a.shape[i] != 1 else 1)
+            shape = list(a.shape)  # the lanes' sizes, and each batch axis's below
+            for j, i in enumerate(batch_axes[n]):
+                shape[i] = sizes[j + lead[n]] if a.shape[i] != 1 else 1
             call[n] = _stand_in(a, fill, shape)
         return _call(func, call)
 
@@ -533,10 +496,7 @@ def _assemble(structure: Any, tasks: dict[tuple[int, ...], Any],
 
     def nest(axis: int, index: list[int]) -> Any:
         if axis == ndim:
-            full = [0] * len(grid)
-            for k, i in zip(range(len(grid)), index):
-                full[k] = i
-            return piece(tuple(full))
+            return piece(tuple(index))
         k = follows.get(axis)
         if k is None:
             return [nest(axis + 1, index)]
@@ -681,13 +641,13 @@ def numpy_ufunc(
             and _is_lazy(inputs[0])
         ):
             where = da.broadcast_to(da.asarray(where), inputs[0].shape)  # (as NumPy's is)
+        rest = tuple(f"r{i}" for i in range(len(inputs) - 1))
         along.__signature__ = _positional(  # type: ignore[attr-defined]
-            ("a", *(f"r{i}" for i in range(len(inputs) - 1))), axis=0, where=True, **kwargs
+            ("a", *rest), axis=0, where=True, **kwargs
         )
         # NumPy's fold of a non-associative ufunc depends on the memory layout it iterates
         # (np.power.reduce of a column is not that of the same column in a matrix): the
         # whole array, as NumPy holds it; an associative one, lane by lane
-        rest = tuple(f"r{i}" for i in range(len(inputs) - 1))
         way = Lanes("a", others=("where",)) if associative and not rest \
             else Whole(("a", "where", *rest))  # fmt: skip
         return numpy_call(along, way, inputs, {"axis": axis, "where": where, **kwargs})
@@ -696,9 +656,6 @@ def numpy_ufunc(
         expanded = a[(...,) + (None,) * b.ndim]
         return numpy_ufunc(ufunc, "__call__", (expanded, b), {**kwargs, "out": out})
     raise NoLazyValue(f"ufunc.{method}")
-
-
-#: ufuncs whose folds (reduce, accumulate) do not depend on the order NumPy takes
 
 
 def _positional(names: Sequence[str], **keywords: Any) -> Any:
