@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._backends import Device
-from ._errors import ARRAY, mixed_devices, refuse_operand
+from ._errors import ARRAY, UNKNOWN_SIZES_FIX, mixed_devices, refuse_operand
 from ._typing import DeviceLike, Scalar, is_scalar, python_scalar
 
 __all__ = [
@@ -293,7 +293,9 @@ class Array:
             raise TypeError("len() of a 0-d array")
         n = self.shape[0]
         if n is None:
-            raise TypeError("len(): the first axis has unknown size until computed")
+            raise TypeError(
+                f"len(): the first axis has a size unknown until computed; {UNKNOWN_SIZES_FIX}."
+            )
         return n
 
     def __iter__(self) -> Iterator[Array]:

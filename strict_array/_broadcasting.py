@@ -89,7 +89,8 @@ def broadcast_dim(a: int | None, b: int | None) -> int | None:
 #: Section 4, where an unknown size meets a known one other than 1
 _UNKNOWN_SIZE_NOTE = (
     " (a size unknown until computed broadcasts only against 1 or another unknown size; "
-    "make the sizes known first: strict_array.known_sizes())"
+    "make the sizes known first: strict_array.known_sizes(), or the calling package in "
+    "the dask.config key 'strict_array.known-sizes-packages')"
 )
 
 

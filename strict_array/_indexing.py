@@ -27,7 +27,7 @@ from ._array import (
 )
 from ._array import result as _result
 from ._broadcasting import basic_key_rank, index_shape
-from ._errors import ARRAY_OR_SCALAR, RankPromotionError, mixed_devices
+from ._errors import ARRAY_OR_SCALAR, UNKNOWN_SIZES_FIX, RankPromotionError, mixed_devices
 
 __all__ = ["getitem", "setitem", "take", "take_along_axis"]
 
@@ -173,7 +173,7 @@ def _check_key_shapes(op: str, x: Array, key: Any) -> Any:
             raise ValueError(
                 f"{op}: the key {_show(key)} takes a position ({k!r}) on axis {axis} of an "
                 f"array of shape {shape}, whose size is unknown until computed; select with "
-                "a boolean mask, or make the size known first (strict_array.persist)."
+                f"a boolean mask, or {UNKNOWN_SIZES_FIX}."
             )
         axis += n
     if not rewritten:

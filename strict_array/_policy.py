@@ -55,6 +55,7 @@ from ._broadcasting import (
     stretches_both,
     sum_to_plan,
 )
+from ._caller import caller
 from ._errors import RankPromotionError, RankPromotionWarning
 from ._typing import Shape
 
@@ -400,34 +401,13 @@ def audit() -> contextlib.AbstractContextManager[AuditReport]:
     return _Scoped(lambda outer: RankPromotionPolicy("audit"))
 
 
-# --- where the caller is -----------------------------------------------------------------
-_PACKAGE = __name__.rpartition(".")[0]
-
-
-def _ours(frame: FrameType) -> bool:
-    # NumPy's own Python code between the caller and strict_array (np.testing's
-    # functions on checked arrays, strict_array.numpy) is not the caller either
-    name = frame.f_globals.get("__name__", "")
-    return name.startswith((_PACKAGE + ".", "numpy.")) or name in (_PACKAGE, "numpy")
-
-
-def _caller() -> tuple[FrameType | None, int]:
-    """The first frame outside the package, and the ``stacklevel`` that names it for
-    a :func:`warnings.warn` call made in this module."""
-    frame: FrameType | None = sys._getframe(1)
-    level = 1
-    while frame is not None and _ours(frame):
-        frame, level = frame.f_back, level + 1
-    return frame, level - 1
-
-
 # --- the decision ------------------------------------------------------------------------
 def _decide(p: Promotion) -> None:
     policy = _local.get() or _process[0]
     frame: FrameType | None = None
     level = 0
     if policy.packages:
-        frame, level = _caller()
+        frame, level = caller()
         mode = policy.mode_for(frame.f_globals.get("__name__", "") if frame else "")
     else:
         mode = policy.default
@@ -437,7 +417,7 @@ def _decide(p: Promotion) -> None:
     if baseline is not None and mode in ("raise", "warn"):
         # a known site (the baseline) is let through and recorded; a new one is not
         if frame is None:
-            frame, level = _caller()
+            frame, level = caller()
         if baseline.admits(frame, p.op, p.shape1, p.shape2):
             mode, report = "audit", baseline.report
     if mode == "raise":
@@ -447,7 +427,7 @@ def _decide(p: Promotion) -> None:
     if mode == "allow":
         return
     if frame is None:
-        frame, level = _caller()
+        frame, level = caller()
     if mode == "audit":
         outer = stretches_both(p.kind, p.shape1, p.shape2, p.core)
         report.record(p.op, p.shape1, p.shape2, frame, outer=outer)

@@ -1207,3 +1207,64 @@ def test_contractions_over_several_empty_blocks():
                 xp.vecdot(a, a, axis=0)):  # fmt: skip
         want = np.zeros(got.shape)
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize(
+    ("shape", "chunks", "dtype"),
+    [((400, 6), (50, 6), "float64"), ((400, 6), (50, 2), "float64"), ((40, 6), (4, 6), "float64"),
+     ((6, 400), (6, 70), "float64"), ((300, 5), (60, 5), "complex128"), ((300, 5), (60, 5), "float32"),
+     ((300, 5), (60, 5), "int64"), ((12, 12), (5, 12), "float64")],
+)  # fmt: skip
+def test_tall_and_skinny_svd_and_qr_through_tsqr(shape, chunks, dtype):
+    """A matrix in several row blocks (or, for svd, column blocks) is factored by TSQR:
+    the values are NumPy's (singular vectors up to sign), and U and Q stay lazy."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(shape) * 10
+    a = a + 1j * rng.standard_normal(shape) if dtype == "complex128" else a.astype(dtype)
+    x = xp.asarray(a, device=xp.DASK, chunks=chunks)
+    tol = 1e-4 if dtype == "float32" else 1e-12
+    u, s, vh = xp.linalg.svd(x, full_matrices=False)
+    want_s = np.linalg.svd(a, compute_uv=False)
+    assert (u.shape, s.shape, vh.shape) == (
+        (shape[0], len(want_s)),
+        want_s.shape,
+        (len(want_s), shape[1]),
+    )
+    assert u.dtype == xp.linalg.svd(xp.asarray(a), full_matrices=False).U.dtype
+    un, sn, vn = (np.asarray(t) for t in (u, s, vh))
+    np.testing.assert_allclose(sn, want_s, rtol=tol, atol=tol * want_s[0])
+    np.testing.assert_allclose((un * sn) @ vn, a, atol=tol * want_s[0] * 10)
+    np.testing.assert_allclose(un.conj().T @ un, np.eye(len(want_s)), atol=tol * 10)
+    np.testing.assert_allclose(
+        np.asarray(xp.linalg.svdvals(x)), want_s, rtol=tol, atol=tol * want_s[0]
+    )
+    if shape[0] >= shape[1]:
+        q, r = xp.linalg.qr(x)
+        qn, rn = np.asarray(q), np.asarray(r)
+        np.testing.assert_allclose(qn @ rn, a, atol=tol * want_s[0] * 10)
+        np.testing.assert_allclose(
+            np.abs(rn), np.abs(np.linalg.qr(a)[1]), atol=tol * want_s[0] * 10
+        )
+        np.testing.assert_allclose(qn.conj().T @ qn, np.eye(shape[1]), atol=tol * 10)
+
+
+def test_tsqr_is_computed_in_two_streaming_passes():
+    """U's large blocks wait only for small factors, which the planner computes ahead:
+    the one-graph alternative keeps every block's Q in memory."""
+    x = xp.asarray(da.random.default_rng(0).standard_normal((20_000, 8), chunks=(2_000, 8)))
+    u = xp.linalg.svd(x, full_matrices=False).U
+    with xp.planning(threshold="256 KiB"):
+        plan = xp.compute_plan(u)
+        assert plan.startswith("Plan: 2 passes"), plan
+        q = xp.linalg.qr(x).Q
+        assert xp.compute_plan(q).startswith("Plan: 2 passes")
+        np.testing.assert_allclose(np.asarray(q).T @ np.asarray(q), np.eye(8), atol=1e-12)
+
+
+def test_a_matrix_in_one_block_is_factored_as_numpy_does():
+    a = np.random.default_rng(2).standard_normal((30, 4))
+    x = xp.asarray(a, device=xp.DASK, chunks=-1)
+    for got, want in zip(
+        xp.linalg.svd(x, full_matrices=False), np.linalg.svd(a, full_matrices=False)
+    ):
+        np.testing.assert_array_equal(np.asarray(got), want)

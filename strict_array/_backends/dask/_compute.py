@@ -24,6 +24,7 @@ import dask.array as da
 import numpy as np
 from dask.utils import parse_bytes
 
+from ..._caller import called_from
 from ..._settings import current_known_sizes, current_planning, show_progress
 from . import _plan
 
@@ -113,26 +114,66 @@ def store(datas: Sequence[da.Array], targets: Sequence[Any]) -> None:
 
 
 KNOWN_SIZES_KEY = "strict_array.known-sizes"
+KNOWN_SIZES_PACKAGES_KEY = "strict_array.known-sizes-packages"
+#: the packages whose calls get known sizes by default: array-API consumers that use
+#: sizes as numbers (scikit-learn's type_of_target compares unique_values(y).shape[0]
+#: with 2; array-api-extra's eager_shape refuses an unknown size; SciPy calls both)
+DEFAULT_KNOWN_SIZES_PACKAGES = ("sklearn", "scipy", "array_api_extra")
 
 
-def _unknown_chunks(data: da.Array) -> bool:
+def unknown_chunks(data: da.Array) -> bool:
+    """Whether some size of ``data`` is unknown until computed."""
     return any(c != c for axis in data.chunks for c in axis)  # NaN marks an unknown size
 
 
 def known_sizes(data: da.Array) -> da.Array:
     """``data`` with its unknown (data-dependent) chunk sizes computed."""
-    return data.compute_chunk_sizes() if _unknown_chunks(data) else data
+    return data.compute_chunk_sizes() if unknown_chunks(data) else data
+
+
+def sizes_asked() -> bool:
+    """Whether a data-dependent size arising here is to be computed at once: a block's
+    ``strict_array.known_sizes`` setting, else the ``strict_array.known-sizes``
+    dask.config key, else whether the calling code is in one of the packages of
+    ``strict_array.known-sizes-packages``."""
+    asked = current_known_sizes()
+    if asked is not None:
+        return asked
+    if dask.config.get(KNOWN_SIZES_KEY, False):
+        return True
+    packages = dask.config.get(KNOWN_SIZES_PACKAGES_KEY, DEFAULT_KNOWN_SIZES_PACKAGES)
+    if isinstance(packages, str):  # (from the environment: a comma-separated list)
+        packages = [p.strip() for p in packages.split(",") if p.strip()]
+    return bool(packages) and called_from(packages)
 
 
 def sizes_as_asked(*datas: da.Array) -> list[da.Array]:
-    """``datas`` as they are, or, where ``strict_array.known_sizes`` (or the
-    ``strict_array.known-sizes`` dask.config key) asks for it, persisted together
-    (the work is not done again when their values are needed) with their sizes."""
-    if not any(_unknown_chunks(d) for d in datas):
-        return list(datas)
-    asked = current_known_sizes()
-    if asked is None:
-        asked = bool(dask.config.get(KNOWN_SIZES_KEY, False))
-    if not asked:
+    """``datas`` as they are, or, where :func:`sizes_asked`, persisted together (the
+    work is not done again when their values are needed) with their sizes."""
+    if not any(unknown_chunks(d) for d in datas) or not sizes_asked():
         return list(datas)
     return [known_sizes(d) for d in persist(datas)]
+
+
+def sized(value: Any) -> Any:
+    """``value`` (an array, or a tuple, named tuple or list of values) with the arrays in
+    it :func:`sizes_as_asked`, together."""
+    arrays = [v for v in (value if isinstance(value, (tuple, list)) else (value,))
+              if isinstance(v, da.Array)]  # fmt: skip
+    if not any(unknown_chunks(a) for a in arrays):
+        return value
+    known = dict(zip(map(id, arrays), sizes_as_asked(*arrays)))
+    if isinstance(value, da.Array):
+        return known[id(value)]
+    items = [known.get(id(v), v) for v in value]
+    return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+
+
+def with_sizes(data: da.Array, axis: int, sizes: da.Array) -> da.Array:
+    """``data``, whose blocks along ``axis`` have the sizes ``sizes`` holds (one number
+    per block, lazily), with those sizes computed: one pass over ``sizes`` only,
+    ``data`` stays lazy."""
+    (counts,) = compute([sizes])
+    chunks = list(data.chunks)
+    chunks[axis] = tuple(int(c) for c in counts)
+    return da.Array(data.dask, data.name, tuple(chunks), meta=data._meta)

@@ -109,7 +109,12 @@ class DaskDevice(Device):
 
     def getitem(self, data: da.Array, key: Any) -> da.Array:
         out = _indexing.getitem(data, key)
-        return declared(_compute.sizes_as_asked(out)[0])
+        if not _compute.unknown_chunks(out) or not _compute.sizes_asked():
+            return declared(out)
+        counted = _indexing.counted_selection(data, key)
+        if counted is not None:  # sizes from one pass over the mask; the selection stays lazy
+            return declared(_compute.with_sizes(*counted))
+        return declared(_compute.known_sizes(_compute.persist([out])[0]))
 
     def assign(self, data: da.Array, key: Any, value: Any) -> da.Array:
         return declared(_indexing.assign(data, key, value))
@@ -138,7 +143,7 @@ class DaskDevice(Device):
         return low if target == low.chunks else declared(low.rechunk(target))
 
     def numpy_call(self, func: Any, way: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return _numpy_calls.numpy_call(func, way, args, kwargs)
+        return _compute.sized(_numpy_calls.numpy_call(func, way, args, kwargs))
 
     def numpy_write(
         self, func: Any, way: Any, args: tuple[Any, ...], kwargs: dict[str, Any]

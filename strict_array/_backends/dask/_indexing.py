@@ -291,6 +291,28 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     return out
 
 
+def counted_selection(data: da.Array, key: Any) -> tuple[da.Array, int, da.Array] | None:
+    """``data[key]`` for a key selecting by one 1-D Dask boolean mask (every other entry
+    a full slice), with the mask's blocks made those of ``data`` along the axis, so that
+    the selection has one block per block of ``data``; the axis; and the number of
+    ``True`` in each block of the mask, lazily. The sizes are then known from a pass over
+    the mask alone, not over ``data``. None for any other key."""
+    parts = key if isinstance(key, tuple) else (key,)
+    position = _mask_position(parts)
+    if position is None or not isinstance(parts[position], da.Array):
+        return None
+    mask = parts[position]
+    axis = _axis_of(parts, position, data.ndim)
+    if mask.ndim != 1 or _unknown(data.shape[axis]) or mask.shape[0] != data.shape[axis]:
+        return None  # (the general path selects, or raises its error)
+    mask = mask.rechunk((data.chunks[axis],))
+    counts = mask.map_blocks(
+        lambda block: np.array([np.count_nonzero(block)]),
+        chunks=((1,) * mask.numblocks[0],), dtype=np.intp,
+    )  # fmt: skip
+    return data[(slice(None),) * axis + (mask,)], axis, counts
+
+
 def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any:
     """A k-D boolean mask on some of the axes (Dask takes 1-D or full-rank masks): those
     axes merged into one and the mask raveled; ``apply(merged, key)`` does the work."""

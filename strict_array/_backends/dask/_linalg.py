@@ -16,6 +16,7 @@ import dask.array as da
 import numpy as np
 
 from ._basics import pair_blocks, reshape, unknown, whole_axes, whole_axis
+from ._plan import declare
 
 
 def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
@@ -211,9 +212,78 @@ def _plain(value: Any) -> Any:
     return tuple(value) if isinstance(value, tuple) else value
 
 
+def tall_and_skinny(x: da.Array) -> da.Array | None:
+    """``x`` with its columns in one block, when TSQR applies: a matrix of known
+    sizes, at least as tall as it is wide, in several row blocks; else None (a
+    matrix in one block keeps the per-matrix path, which computes it as NumPy
+    does on ``CPU``)."""
+    if x.ndim != 2 or any(unknown(s) for s in x.shape) or x.numblocks[0] == 1:
+        return None
+    m, n = x.shape
+    if n == 0 or m < n:
+        return None
+    x = x if x.dtype.kind in "fc" else x.astype(_same(x.dtype))
+    if x.numblocks[1] == 1:
+        return x
+    # joining the column blocks multiplies a block's bytes: rows re-chunked to Dask's size
+    return x.rechunk({0: "auto", 1: -1})
+
+
+def _block_q(block: np.ndarray) -> np.ndarray:
+    return np.linalg.qr(block)[0]
+
+
+def _block_r(block: np.ndarray) -> np.ndarray:
+    return np.linalg.qr(block)[1]
+
+
+def _svd_part(i: int) -> Any:
+    return lambda a: np.linalg.svd(a)[i]
+
+
+def tsqr(x: da.Array, *, svd: bool = False) -> tuple:
+    """The reduced QR (or SVD) of a tall matrix in one column block, by indirect TSQR.
+
+    Each row block ``X_i = Q1_i R_i`` (Benson, Gleich and Demmel 2013); the stacked
+    ``R_i`` (row blocks x columns squared: small) is factored once, ``[R_i] = Q2 R``,
+    and ``Q_i = Q1_i Q2_i``, where ``Q1_i`` is computed again from ``X_i``. So the
+    large layers (``X``, ``Q``) wait only for small ones (``Q2``, ``R``), which the
+    planner computes ahead in a streaming pass: ``Q`` and ``U`` stay lazy and are
+    computed in two streaming reads of ``X``. Dask's own ``tsqr`` keeps every ``Q1_i``
+    until the stacked factor is done, that is the size of ``X`` in memory. For the
+    SVD, ``R = U_r S V^H`` (small) and ``U = Q U_r``.
+    """
+    n = x.shape[1]
+    rows = tuple(min(int(c), n) for c in x.chunks[0])  # a block shorter than n gives c x n
+    r_blocks = da.map_blocks(_block_r, x, chunks=(rows, (n,)), dtype=x.dtype)
+    stacked = r_blocks.rechunk({0: -1})
+    q2 = da.map_blocks(_block_q, stacked, chunks=((sum(rows),), (n,)), dtype=x.dtype)
+    r = da.map_blocks(_block_r, stacked, chunks=((n,), (n,)), dtype=x.dtype)
+    small = [r_blocks, q2, r]
+    if svd:
+        u_r = da.map_blocks(_svd_part(0), r, dtype=x.dtype)
+        s = da.map_blocks(_svd_part(1), r, drop_axis=1, chunks=((n,),), dtype=_real(x.dtype))
+        vh = da.map_blocks(_svd_part(2), r, dtype=x.dtype)
+        q2 = q2 @ u_r  # U = Q1 (Q2 U_r): the small product first
+        small += [u_r, s, vh, q2]
+    q = da.map_blocks(
+        lambda block, q2_block: _block_q(block) @ q2_block,
+        x, q2.rechunk((rows, (n,))), chunks=(x.chunks[0], (n,)), dtype=x.dtype,
+    )  # fmt: skip
+    declare(q, *small)  # (built here, one task per block: the planner may cut them)
+    return (q, s, vh) if svd else (q, r)
+
+
 def svd(x: da.Array, /, *, full_matrices: bool = True) -> tuple:
     import array_api_compat.numpy as cnp
 
+    tall = None if full_matrices else tall_and_skinny(x)
+    if tall is not None:
+        return tsqr(tall, svd=True)
+    wide = None if full_matrices or x.ndim != 2 else tall_and_skinny(x.T)
+    if wide is not None:
+        u, s, vh = tsqr(wide, svd=True)  # x = vh^H s u^H
+        return da.conj(vh.T), s, da.conj(u.T)
     m, n = x.shape[-2:]
     signature = "(m,n)->(m,m),(k),(n,n)" if full_matrices else "(m,n)->(m,k),(k),(k,n)"
     return gufunc(
@@ -225,9 +295,21 @@ def svd(x: da.Array, /, *, full_matrices: bool = True) -> tuple:
     )
 
 
+def svdvals(x: da.Array, /) -> da.Array:
+    """The singular values; of a tall (or wide) matrix in several blocks, through TSQR."""
+    for matrix in (x, x.T if x.ndim == 2 else x):
+        tall = tall_and_skinny(matrix)
+        if tall is not None:
+            return tsqr(tall, svd=True)[1]
+    return per_matrix("svdvals")(x)
+
+
 def qr(x: da.Array, /, *, mode: str = "reduced") -> tuple:
     import array_api_compat.numpy as cnp
 
+    tall = tall_and_skinny(x) if mode == "reduced" else None
+    if tall is not None:
+        return tsqr(tall)
     m, n = x.shape[-2:]
     signature = "(m,n)->(m,k),(k,n)" if mode == "reduced" else "(m,n)->(m,m),(m,n)"
     return gufunc(

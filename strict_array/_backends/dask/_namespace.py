@@ -395,16 +395,9 @@ def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
 def _sizes_as_asked(func: Any) -> Any:
     """A function whose results may have data-dependent sizes: known at once where
     ``strict_array.known_sizes`` asks for it."""
-    from ._compute import sizes_as_asked
+    from ._compute import sized
 
-    def call(*args: Any, **kwargs: Any) -> Any:
-        out = func(*args, **kwargs)
-        if not isinstance(out, tuple):
-            return sizes_as_asked(out)[0]
-        known = sizes_as_asked(*out)
-        return type(out)(*known) if hasattr(out, "_fields") else tuple(known)
-
-    return call
+    return lambda *args, **kwargs: sized(func(*args, **kwargs))
 
 
 def _where(condition: da.Array, x1: Any, x2: Any, /) -> da.Array:
@@ -618,6 +611,7 @@ def build_namespace() -> types.SimpleNamespace:
         setattr(ns.linalg, name, _linalg.per_matrix(name))
     ns.linalg.svd = _linalg.svd
     ns.linalg.qr = _linalg.qr
+    ns.linalg.svdvals = _linalg.svdvals
     ns.linalg.solve = _linalg.solve
     ns.linalg.cross = _linalg.cross
     ns.linalg.matrix_norm = _linalg.matrix_norm

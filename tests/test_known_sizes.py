@@ -1,0 +1,133 @@
+"""Data-dependent sizes on DASK: known where a consumer needs them (docs/dask.md, "Unknown sizes").
+
+A consumer package (scikit-learn, SciPy, array-api-extra by default; the dask.config key
+``strict_array.known-sizes-packages``) gets the sizes of masks, ``nonzero`` and
+``unique_*`` as numbers; other code gets ``None`` unless it asks. A mask's sizes come
+from one pass over the mask alone: the selected array stays lazy.
+"""
+
+from __future__ import annotations
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+
+import strict_array as xp
+
+
+def _as(package: str, source: str, **names):
+    """Run ``source`` (an expression) as code of the module ``package`` would."""
+    return eval(source, {"__name__": package, "xp": xp, "np": np, **names})
+
+
+def _never_read(shape, chunks):
+    """A DASK array whose blocks fail when computed: proof that something is not read."""
+
+    def fail(block_info=None):
+        raise AssertionError("the selected array was read to know the sizes")
+
+    return xp.asarray(
+        da.map_blocks(
+            fail,
+            chunks=da.core.normalize_chunks(chunks, shape),
+            dtype=np.float64,
+            meta=np.empty((0,) * len(shape)),
+        )
+    )
+
+
+RNG = np.random.default_rng(0)
+A = RNG.standard_normal((60, 5))
+Y = RNG.integers(0, 3, 60).astype(np.float64)
+
+
+@pytest.mark.parametrize(
+    "package", ["sklearn.utils.multiclass", "scipy.stats", "array_api_extra._lib"]
+)
+def test_a_consumer_package_gets_sizes_as_numbers(package):
+    x = xp.asarray(A, device=xp.DASK, chunks=(13, 5))
+    y = xp.asarray(Y, device=xp.DASK, chunks=7)
+    made = _as(
+        package,
+        "(x[y == 1], xp.unique_values(y), xp.nonzero(y)[0], xp.unique_inverse(y), np.unique(y))",
+        x=x,
+        y=y,
+    )
+    selected, values, where, inverse, numpy_unique = made
+    assert selected.shape == A[Y == 1].shape and values.shape == (3,) and numpy_unique.shape == (3,)
+    assert where.shape == np.nonzero(Y)[0].shape and inverse.values.shape == (3,)
+    np.testing.assert_array_equal(np.asarray(selected), A[Y == 1])
+    np.testing.assert_array_equal(np.asarray(values), np.unique(Y))
+    np.testing.assert_array_equal(
+        np.asarray(inverse.inverse_indices), np.unique(Y, return_inverse=True)[1]
+    )
+    # sklearn's own use: the size is a number, compared with one
+    assert _as(package, "xp.unique_values(y).shape[0] > 2", y=y) is True
+    # the same code elsewhere keeps Dask's laziness
+    assert x[y == 1].shape == (None, 5) and xp.unique_values(y).shape == (None,)
+
+
+def test_the_packages_are_a_setting_and_a_block_decides_over_them():
+    y = xp.asarray(Y, device=xp.DASK, chunks=7)
+    with dask.config.set({"strict_array.known-sizes-packages": ["mypkg"]}):
+        assert _as("mypkg.sub", "y[y > 0].shape", y=y) == (int((Y > 0).sum()),)
+        assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+        assert _as("mypkg_other", "y[y > 0].shape", y=y) == (None,)  # a package, not a prefix
+    with dask.config.set(
+        {"strict_array.known-sizes-packages": "mypkg, other"}
+    ):  # the environment's form
+        assert _as("other", "y[y > 0].shape", y=y) == (int((Y > 0).sum()),)
+    with dask.config.set({"strict_array.known-sizes-packages": []}):
+        assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+    with xp.known_sizes(False):  # a block's setting decides for every package in it
+        assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+    with xp.known_sizes():
+        assert y[y > 0].shape == (int((Y > 0).sum()),)
+
+
+@pytest.mark.parametrize(
+    ("shape", "chunks", "mask_chunks", "axis"),
+    [((60, 5), (13, 5), 7, 0), ((60, 5), (60, 5), 60, 0), ((60, 5), (10, 2), 25, 0),
+     ((5, 60), (5, 11), 9, 1), ((4, 60, 3), (2, 16, 3), 31, 1), ((60,), (8,), 5, 0)],
+)  # fmt: skip
+def test_a_mask_sizes_from_the_mask_alone(shape, chunks, mask_chunks, axis):
+    a = RNG.standard_normal(shape)
+    keep = RNG.random(shape[axis]) < 0.4
+    key = (slice(None),) * axis + (xp.asarray(keep, device=xp.DASK, chunks=mask_chunks),)
+    with xp.known_sizes():
+        out = xp.asarray(a, device=xp.DASK, chunks=chunks)[key]
+        np_key = (slice(None),) * axis + (keep,)
+        assert out.shape == a[np_key].shape
+        assert sum(out.chunks[axis]) == keep.sum()
+        np.testing.assert_array_equal(np.asarray(out), a[np_key])
+        # the array selected from is not read: one pass over the mask only
+        never = _never_read(shape, chunks)[key]
+        assert never.shape == a[np_key].shape
+        with pytest.raises(AssertionError, match="was read"):
+            np.asarray(never)
+
+
+def test_a_full_rank_mask_and_the_data_dependent_functions_agree_with_numpy():
+    a = RNG.standard_normal((12, 5))
+    x = xp.asarray(a, device=xp.DASK, chunks=(5, 2))
+    with xp.known_sizes():
+        for got, want in [
+            (x[x > 0], a[a > 0]),
+            (xp.nonzero(x > 0)[1], np.nonzero(a > 0)[1]),
+            (xp.unique_counts(xp.round(x)).counts, np.unique(np.round(a), return_counts=True)[1]),
+        ]:
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_the_first_use_of_an_unknown_size_names_the_setting():
+    y = xp.asarray(Y, device=xp.DASK, chunks=7)
+    unknown = y[y > 0]
+    for use in (
+        lambda: len(unknown),
+        lambda: unknown[0],
+        lambda: unknown + xp.ones(3, device=xp.DASK),
+    ):
+        with pytest.raises((TypeError, ValueError), match=r"strict_array\.known-sizes-packages"):
+            use()
