@@ -10,6 +10,7 @@ constructor from backend data.
 
 from __future__ import annotations
 
+import sys
 import textwrap
 import threading
 import types
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._backends import Device
+from ._caller import ours
 from ._errors import ARRAY, UNKNOWN_SIZES_FIX, mixed_devices, refuse_operand
 from ._typing import DeviceLike, Scalar, is_scalar, python_scalar
 
@@ -144,13 +146,24 @@ class Array:
     @property
     def shape(self) -> tuple[int | None, ...]:
         """Array dimensions; ``None`` for sizes unknown until computed."""
-        return self._device.shape(self._data)
+        return self._shape_for(sys._getframe(1))
+
+    def _shape_for(self, frame: types.FrameType) -> tuple[int | None, ...]:
+        """The shape, as the code of ``frame`` asks for it: a consumer that reads sizes
+        as numbers gets them, computed now, where the setting asks for it (the data
+        keeps its graph, with its sizes known); strict_array's own code takes unknown
+        sizes as they are."""
+        shape = self._device.shape(self._data)
+        if None in shape and not ours(frame):
+            self._data = self._device.sizes_for_caller(self._data)
+            shape = self._device.shape(self._data)
+        return shape
 
     @property
     def size(self) -> int | None:
         """Number of elements, or ``None`` if any size is unknown."""
         n = 1
-        for s in self.shape:
+        for s in self._shape_for(sys._getframe(1)):
             if s is None:
                 return None
             n *= s
@@ -291,7 +304,7 @@ class Array:
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d array")
-        n = self.shape[0]
+        n = self._shape_for(sys._getframe(1))[0]
         if n is None:
             raise TypeError(
                 f"len(): the first axis has a size unknown until computed; {UNKNOWN_SIZES_FIX}."

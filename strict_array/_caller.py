@@ -14,7 +14,8 @@ from types import FrameType
 _PACKAGE = __name__.rpartition(".")[0]
 
 
-def _ours(frame: FrameType) -> bool:
+def ours(frame: FrameType) -> bool:
+    """Whether ``frame`` runs strict_array's code (or NumPy's own Python)."""
     # NumPy's own Python code between the caller and strict_array (np.testing's
     # functions on checked arrays, strict_array.numpy) is not the caller either
     name = frame.f_globals.get("__name__", "")
@@ -26,7 +27,7 @@ def caller() -> tuple[FrameType | None, int]:
     a :func:`warnings.warn` call made in the function that calls this one."""
     frame: FrameType | None = sys._getframe(1)
     level = 1
-    while frame is not None and _ours(frame):
+    while frame is not None and ours(frame):
         frame, level = frame.f_back, level + 1
     return frame, level - 1
 

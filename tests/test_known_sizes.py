@@ -131,3 +131,24 @@ def test_the_first_use_of_an_unknown_size_names_the_setting():
     ):
         with pytest.raises((TypeError, ValueError), match=r"strict_array\.known-sizes-packages"):
             use()
+
+
+def test_a_consumer_reading_an_unknown_size_gets_it_computed_then():
+    """An array made with unknown sizes outside the consumer (the user's own mask) has
+    them computed when the consumer first reads them, and keeps them."""
+    x = xp.asarray(A, device=xp.DASK, chunks=(13, 5))
+    keep = xp.asarray(A[:, 0] > 0, device=xp.DASK, chunks=11)
+    selected = x[keep]
+    assert selected.shape == (None, 5) and selected.size is None  # the user's code: lazy
+    rows = int((A[:, 0] > 0).sum())
+    assert _as("sklearn.utils.validation", "x.shape", x=selected) == (rows, 5)
+    assert selected.shape == (rows, 5)  # known from then on, same graph
+    np.testing.assert_array_equal(np.asarray(selected), A[A[:, 0] > 0])
+    for use in ("len(x)", "x.size"):
+        again = x[keep]
+        assert _as("array_api_extra._lib._utils", use, x=again) == (
+            rows if use == "len(x)" else rows * 5
+        )
+    # strict_array's own functions take unknown sizes as they are: nothing computed
+    assert xp.sum(x[keep], axis=0).shape == (5,)
+    assert _as("mypkg", "x.shape", x=x[keep]) == (None, 5)

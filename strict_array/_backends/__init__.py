@@ -221,6 +221,12 @@ class Device:
         return tuple(data.shape)
 
     # --- operations where backends differ in kind -----------------------------------
+    def sizes_for_caller(self, data: Any) -> Any:
+        """``data`` with its sizes unknown until computed made known, where the code
+        asking for them is to get them as numbers (a lazy device's setting); else
+        ``data`` itself. An eager device knows every size."""
+        return data
+
     def map_blocks(self, kernel: Callable[[np.ndarray], np.ndarray], data: Any) -> Any:
         """Apply an element-wise NumPy ``kernel`` (same shape and dtype out)."""
         return self.from_numpy(kernel(self.to_numpy(data)))

@@ -101,6 +101,10 @@ class DaskDevice(Device):
     def shape(self, data: da.Array) -> tuple[int | None, ...]:
         return _known(data.shape)
 
+    def sizes_for_caller(self, data: da.Array) -> da.Array:
+        # a streaming pass over what data is computed from: its blocks' sizes only
+        return declared(_compute.known_sizes(data)) if _compute.sizes_asked() else data
+
     def map_blocks(self, kernel: Callable[[np.ndarray], np.ndarray], data: da.Array) -> da.Array:
         return declared(da.map_blocks(kernel, data, dtype=data.dtype))
 
