@@ -1268,3 +1268,65 @@ def test_a_matrix_in_one_block_is_factored_as_numpy_does():
         xp.linalg.svd(x, full_matrices=False), np.linalg.svd(a, full_matrices=False)
     ):
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+class _TaskCount(dask.callbacks.Callback):
+    """The number of tasks Dask runs inside the block."""
+
+    def __init__(self):
+        super().__init__()
+        self.n = 0
+
+    def _posttask(self, key, result, dsk, state, id):
+        self.n += 1
+
+
+def test_an_iteration_on_lazy_parameters_costs_the_same_each_time():
+    """EM-like code keeps its parameters lazy and converts one scalar per step: the
+    small results computed before are kept, so step k does not compute steps 1..k-1
+    again (the tasks run per step stay flat)."""
+    x = xp.asarray(
+        np.random.default_rng(3).standard_normal((4000, 3)), device=xp.DASK, chunks=(500, 3)
+    )
+    centre = xp.zeros(3, device=xp.DASK)
+    runs = []
+    for _ in range(8):
+        d = xp.subtract(x, centre, broadcast_dimensions=(1,))
+        centre = centre + 0.5 * xp.mean(d, axis=0)
+        with _TaskCount() as count:
+            float(xp.sum(centre * centre))
+        runs.append(count.n)
+    assert max(runs[2:]) <= runs[1] + 2, runs
+    expected = np.zeros(3)
+    for _ in range(8):
+        expected = expected + 0.5 * (np.asarray(x) - expected).mean(axis=0)
+    np.testing.assert_allclose(np.asarray(centre), expected, rtol=1e-12)
+
+
+def test_assigning_a_lazy_value_does_not_copy_its_graph():
+    """Dask's setitem merges the value's whole graph into the new layer: element by element
+    assignment of a value with a long history was quadratic (sklearn's _add_to_diagonal)."""
+    v = xp.ones(6, device=xp.DASK, chunks=2)
+    for _ in range(30):
+        v = v * 1.0 + 0.0
+    a = xp.zeros((6, 6), device=xp.DASK, chunks=3)
+    sizes = []
+    for i in range(6):
+        a[i, i] = v[i]
+        graph = a._data.__dask_graph__()
+        sizes.append(len(graph.layers[a._data.name]))
+    assert max(sizes) < 20, sizes  # the assignment's own tasks, not the value's history
+    np.testing.assert_array_equal(np.asarray(a), np.eye(6))
+
+
+def test_local_computations_give_blas_one_thread_per_dask_thread():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+
+    def blas_threads(block):
+        info = [
+            i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"
+        ]
+        return np.full(block.shape, max(info, default=1))
+
+    x = xp.asarray(da.map_blocks(blas_threads, da.zeros(4, chunks=2), dtype=int))
+    assert set(np.asarray(x).tolist()) == {1}

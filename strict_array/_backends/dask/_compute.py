@@ -15,6 +15,7 @@ Settings: ``strict_array.planning(...)`` for a block of code, else the
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +27,7 @@ from dask.utils import parse_bytes
 
 from ..._caller import called_from
 from ..._settings import current_known_sizes, current_planning, show_progress
-from . import _plan
+from . import _keep, _plan
 
 #: the dask.config keys of the plan of passes, and their defaults
 PLANNING_KEY, THRESHOLD_KEY = "strict_array.planning", "strict_array.planning-threshold"
@@ -61,6 +62,25 @@ def _run(collections: Sequence[Any], persist: bool = False, title: str | None = 
             progress(futures)
         return list(futures) if persist else client.gather(futures)
     run = dask.persist if persist else dask.compute
+    if dask.config.get("scheduler", None) in (None, "threads", "threading"):
+        # Dask's threads each call BLAS, whose own threads then oversubscribe the cores
+        # (measured: GaussianMixture's block matmuls 17x slower); one BLAS thread per
+        # Dask thread, as dask.distributed's workers have (its nanny's pre-spawn-environ
+        # sets OMP_NUM_THREADS=1 and friends)
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            return _run_local(run, collections, show)
+    return _run_local(run, collections, show)
+
+
+@functools.cache
+def _blas_controller() -> Any:
+    # made once (0.1 ms each time otherwise): NumPy's BLAS is loaded by then
+    from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+
+    return ThreadpoolController()
+
+
+def _run_local(run: Any, collections: Sequence[Any], show: bool) -> list[Any]:
     if show:
         from dask.diagnostics import ProgressBar
 
@@ -92,14 +112,23 @@ def compute(datas: Sequence[da.Array]) -> list[np.ndarray]:
     """Compute Dask arrays together (shared work is done once) as NumPy arrays."""
     if not datas:
         return []
+    datas = _keep.substitute(datas)
     p = plan(datas)
-    return [np.asarray(r) for r in _plan.execute(p, compute=_run_pass)]
+    # small results kept for later computations, when they come in the one pass
+    # (with passes, extra outputs would change what streams)
+    extra = [] if p.reductions else _keep.candidates(datas)
+    if extra:
+        p = plan([*datas, *(e[0] for e in extra)])
+    out = [np.asarray(r) for r in _plan.execute(p, compute=_run_pass)]
+    _keep.keep([(e[1], e[2]) for e in extra], out[len(datas) :])
+    return out[: len(datas)]
 
 
 def persist(datas: Sequence[da.Array]) -> list[da.Array]:
     """Compute Dask arrays together and keep them in memory (or on the cluster)."""
     if not datas:
         return []
+    datas = _keep.substitute(datas)
     p = plan(datas)
     final = _plan.rewrite(p, compute=_run_pass)
     return _run(final, persist=True, title=p.passes[-1].title if p.reductions else None)

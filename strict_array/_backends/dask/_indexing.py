@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import dask.array as da
 import numpy as np
@@ -405,9 +405,43 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
             else value
         )
         return reshape(out, data.shape)
+    if isinstance(value, da.Array):
+        return _setitem_shallow(data, key, value)
     out = data.copy()
     out[key] = value
     return out
+
+
+def _setitem_shallow(data: da.Array, key: Any, value: da.Array) -> da.Array:
+    """``data[key] = value`` through Dask's setitem, without its copy of the value's
+    whole graph: Dask's ``setitem_array`` materialises ``dict(value.dask)`` into the
+    new layer (dask/array/slicing.py), so that assigning a value derived from a long
+    computation costs the size of that computation, and each later assignment of the
+    same history again (``a[i, i] = v[i]`` in a loop: quadratic). The value is given
+    to Dask as one alias task per block; its own layers join the result's graph."""
+    from dask._task_spec import Alias
+    from dask.core import flatten
+    from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+
+    alias = "alias-" + value.name
+    tasks = {}
+    for k in flatten(value.__dask_keys__()):
+        ak = (alias, *k[1:])
+        tasks[ak] = Alias(ak, k)
+    stub = da.Array(
+        HighLevelGraph({alias: MaterializedLayer(tasks)}, {alias: set()}),
+        alias,
+        value.chunks,
+        meta=value._meta,
+    )
+    out = data.copy()
+    out[key] = stub
+    g, vg = cast(HighLevelGraph, out.__dask_graph__()), cast(HighLevelGraph, value.__dask_graph__())
+    layers = {**vg.layers, **g.layers}
+    deps = {k: set(v) for k, v in {**vg.dependencies, **g.dependencies}.items()}
+    # (Dask's setitem merges the alias tasks into its own layer, which so reads the value)
+    deps[out.name] = deps.get(out.name, set()) | {value.name}
+    return da.Array(HighLevelGraph(layers, deps), out.name, out.chunks, meta=out._meta)
 
 
 def _fill(data: da.Array, value: Any) -> da.Array:

@@ -1,0 +1,141 @@
+"""Small results kept between computations, so that iterative code does not
+recompute its history.
+
+An iterative algorithm written for eager arrays (EM, Lloyd, a fixed point) keeps
+its parameters as arrays and converts a scalar (``bool(change < tol)``) once per
+iteration. On ``DASK`` every parameter stays lazy: the graph of iteration ``k``
+holds the ``k`` iterations before it, each converting computes all of them again
+(quadratic time, a graph that grows without bound), and Dask keeps no result
+between two ``compute`` calls.
+
+Here each computation also returns the *small* layers of its graph (declared by
+strict_array, at most ``strict_array.keep-bytes`` each, computed from something
+that is not small), and keeps their blocks. A later computation whose graph
+holds the very same layer object (not only the same name: a layer rebuilt from
+an input that may have changed, e.g. a Zarr store, is computed again) starts
+from the kept blocks. A kept value lives as long as the layer object, that is
+as long as some lazy array built on it; the total is bounded
+(``strict_array.keep-total``, oldest dropped first).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+from dask.utils import parse_bytes
+
+from . import _plan
+
+KEEP_KEY, TOTAL_KEY = "strict_array.keep-bytes", "strict_array.keep-total"
+DEFAULT_KEEP, DEFAULT_TOTAL = "1 MiB", "256 MiB"
+
+#: layer name -> (weak reference to the layer object, block keys, blocks, bytes)
+_kept: OrderedDict[str, tuple[Any, list, list, int]] = OrderedDict()
+_total = [0]
+_lock = threading.RLock()  # computations run from several threads
+
+
+def _limit(key: str, default: str) -> int:
+    v = dask.config.get(key, default)
+    return parse_bytes(v) if isinstance(v, str) else int(v)
+
+
+def _drop(name: str) -> None:
+    with _lock:
+        entry = _kept.pop(name, None)
+        if entry is not None:
+            _total[0] -= entry[3]
+
+
+def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
+    """``datas`` with every layer whose blocks are kept replaced by them."""
+    if not _kept:
+        return list(datas)
+    graph = _plan._merged_graph(datas)
+    if graph is None:
+        return list(datas)
+    hits: dict[str, tuple[list[Any], Sequence[Any]]] = {}
+    with _lock:
+        for name, layer in graph.layers.items():
+            entry = _kept.get(name)
+            if entry is not None and entry[0]() is layer:
+                hits[name] = (entry[1], entry[2])
+                _kept.move_to_end(name)
+    if not hits:
+        return list(datas)
+    roots = [d.__dask_layers__()[0] for d in datas]
+    new = _plan._substitute(graph, hits, roots)
+    return [
+        da.Array(_plan._own(new, r), d.name, d.chunks, meta=d._meta) for d, r in zip(datas, roots)
+    ]
+
+
+def candidates(datas: Sequence[da.Array]) -> list[tuple[da.Array, Any, _plan.LayerInfo]]:
+    """The small layers of ``datas``' graph worth keeping, as arrays to compute too."""
+    limit = _limit(KEEP_KEY, DEFAULT_KEEP)
+    if limit <= 0:
+        return []
+    graph = _plan._merged_graph(datas)
+    if graph is None:
+        return []
+    layers = graph.layers
+    deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
+    info = {k: _plan._layer_info(k, layer, False) for k, layer in layers.items()}
+    small = {k for k, i in info.items() if i.nbytes is not None and i.nbytes <= limit}
+    # a layer whose blocks are data already (an input, a kept value) costs nothing
+    data_layers = {k for k in layers if not deps[k]}
+    # costly: reached from a layer that is not known to be small
+    costly: dict[str, bool] = {}
+    for k in _plan._toposort(set(layers), deps):
+        costly[k] = any(costly[d] or (d not in small and d not in data_layers) for d in deps[k])
+    outs = {d.name for d in datas}
+    found = []
+    for k in small:
+        if k in outs or not costly[k] or k in _kept:
+            continue
+        if not _plan._substitutable(info[k], layers[k]):
+            continue
+        i = info[k]
+        arr = da.Array(_plan._own(graph, k), k, i.chunks, dtype=i.dtype)
+        found.append((arr, layers[k], i))
+    return found
+
+
+def _dropper(name: str) -> Any:
+    return lambda _ref: _drop(name)  # (the layer is gone: so is its value)
+
+
+def keep(items: Sequence[tuple[Any, _plan.LayerInfo]], values: Sequence[np.ndarray]) -> None:
+    """Keep the computed ``values`` of the layers ``items`` (layer object, info)."""
+    total = _limit(TOTAL_KEY, DEFAULT_TOTAL)
+    for (layer, info), value in zip(items, values):
+        value = np.asarray(value)
+        assert info.chunks is not None  # (a candidate's chunks are known)
+        keys = _plan._block_keys(info)
+        offsets = [np.cumsum((0, *c)) for c in info.chunks]
+        blocks = [value[tuple(slice(o[i], o[i + 1]) for o, i in zip(offsets, k[1:]))] for k in keys]
+        name = info.name
+        _drop(name)
+        try:
+            ref = weakref.ref(layer, _dropper(name))
+        except TypeError:
+            continue
+        with _lock:
+            _kept[name] = (ref, keys, blocks, value.nbytes)
+            _total[0] += value.nbytes
+            while _total[0] > total and _kept:
+                _drop(next(iter(_kept)))
+
+
+def clear() -> None:
+    """Forget every kept value."""
+    with _lock:
+        _kept.clear()
+        _total[0] = 0
