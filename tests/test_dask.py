@@ -1330,3 +1330,26 @@ def test_local_computations_give_blas_one_thread_per_dask_thread():
 
     x = xp.asarray(da.map_blocks(blas_threads, da.zeros(4, chunks=2), dtype=int))
     assert set(np.asarray(x).tolist()) == {1}
+
+
+def test_the_graph_of_a_loop_does_not_grow_with_its_steps():
+    """As in EM: the next parameters are built before this step's scalar is computed, from
+    parameters not yet computed; the graphs still stay the size of one or two steps."""
+    x = xp.asarray(
+        np.random.default_rng(4).standard_normal((2000, 3)), device=xp.DASK, chunks=(500, 3)
+    )
+    params = xp.ones(3, device=xp.DASK)
+    sizes = []
+    for _ in range(10):
+        resp = xp.exp(-(xp.multiply(x, params, broadcast_dimensions=(1,)) ** 2))  # the E step
+        new = xp.mean(resp * x, axis=0) / xp.mean(resp, axis=0)  # the M step
+        bool(xp.sum(resp) > 0)  # the convergence test computes this step's E step
+        params = new
+        sizes.append(len(params._data.__dask_graph__().layers))
+    assert max(sizes[3:]) <= sizes[2], sizes
+    expected = np.ones(3)
+    xn = np.asarray(x)
+    for _ in range(10):
+        r = np.exp(-((xn * expected) ** 2))
+        expected = (r * xn).mean(axis=0) / r.mean(axis=0)
+    np.testing.assert_allclose(np.asarray(params), expected, rtol=1e-12)

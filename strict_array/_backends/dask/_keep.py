@@ -16,6 +16,12 @@ an input that may have changed, e.g. a Zarr store, is computed again) starts
 from the kept blocks. A kept value lives as long as the layer object, that is
 as long as some lazy array built on it; the total is bounded
 (``strict_array.keep-total``, oldest dropped first).
+
+The arrays strict_array returned whose layer is kept are cut from their history: their
+graph becomes their computed blocks (:func:`track` follows the small ones). So the
+graph of step ``k`` of a loop does not hold the steps before the last computation,
+and building it costs the same at every step (every Dask operation copies the layers
+of its operands' graphs: a history that grows makes each operation slower).
 """
 
 from __future__ import annotations
@@ -29,12 +35,16 @@ from typing import Any
 import dask
 import dask.array as da
 import numpy as np
+from dask.highlevelgraph import HighLevelGraph
 from dask.utils import parse_bytes
 
 from . import _plan
 
 KEEP_KEY, TOTAL_KEY = "strict_array.keep-bytes", "strict_array.keep-total"
 DEFAULT_KEEP, DEFAULT_TOTAL = "1 MiB", "256 MiB"
+
+#: name -> the small arrays strict_array returned (cut from their history once computed)
+_tracked: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictionary()
 
 #: layer name -> (weak reference to the layer object, block keys, blocks, bytes)
 _kept: OrderedDict[str, tuple[Any, list, list, int]] = OrderedDict()
@@ -54,13 +64,35 @@ def _drop(name: str) -> None:
             _total[0] -= entry[3]
 
 
-def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
-    """``datas`` with every layer whose blocks are kept replaced by them."""
-    if not _kept:
-        return list(datas)
-    graph = _plan._merged_graph(datas)
-    if graph is None:
-        return list(datas)
+def track(*arrays: da.Array) -> None:
+    """``arrays``, just made by strict_array, built on kept values rather than on the
+    layers that computed them; and the small ones followed: once their own layer is
+    computed and kept, their graph is cut to the computed blocks."""
+    limit = None
+    for a in arrays:
+        if _kept:
+            _prune(a)
+        if any(c != c for c in a.shape):
+            continue
+        if limit is None:
+            limit = _limit(KEEP_KEY, DEFAULT_KEEP)
+        if a.nbytes <= limit:
+            _tracked[a.name] = a
+
+
+def _prune(a: da.Array) -> None:
+    """``a``'s graph with its kept layers replaced by their blocks (and what fed only them
+    dropped): an array built on an operand computed meanwhile does not carry its history."""
+    graph = a.__dask_graph__()
+    if not isinstance(graph, HighLevelGraph) or a.name not in graph.layers:
+        return
+    hits = _hits(graph)
+    if hits:
+        a.dask = _plan._substitute(graph, hits, [a.name])
+
+
+def _hits(graph: HighLevelGraph) -> dict[str, tuple[list[Any], Sequence[Any]]]:
+    """The layers of ``graph`` whose blocks are kept (the very layer objects)."""
     hits: dict[str, tuple[list[Any], Sequence[Any]]] = {}
     with _lock:
         for name, layer in graph.layers.items():
@@ -68,6 +100,29 @@ def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
             if entry is not None and entry[0]() is layer:
                 hits[name] = (entry[1], entry[2])
                 _kept.move_to_end(name)
+    return hits
+
+
+def _cut(name: str, layer: Any, keys: list, blocks: list) -> None:
+    """The tracked array of that layer, its graph now its computed blocks."""
+    a = _tracked.get(name)
+    if a is None:
+        return
+    graph = a.__dask_graph__()
+    if not isinstance(graph, HighLevelGraph) or graph.layers.get(name) is not layer:
+        return  # (another array of that name, from a rebuilt graph: not this value's)
+    cut = _plan._substitute(graph, {name: (keys, blocks)}, [name])
+    a.dask = cut  # (same name, chunks and blocks: only the history goes)
+
+
+def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
+    """``datas`` with every layer whose blocks are kept replaced by them."""
+    if not _kept:
+        return list(datas)
+    graph = _plan._merged_graph(datas)
+    if graph is None:
+        return list(datas)
+    hits = _hits(graph)
     if not hits:
         return list(datas)
     roots = [d.__dask_layers__()[0] for d in datas]
@@ -127,6 +182,7 @@ def keep(items: Sequence[tuple[Any, _plan.LayerInfo]], values: Sequence[np.ndarr
             ref = weakref.ref(layer, _dropper(name))
         except TypeError:
             continue
+        _cut(name, layer, keys, blocks)
         with _lock:
             _kept[name] = (ref, keys, blocks, value.nbytes)
             _total[0] += value.nbytes

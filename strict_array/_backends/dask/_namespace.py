@@ -18,7 +18,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from . import _linalg, _plan, _reductions
+from . import _keep, _linalg, _plan, _reductions
 from ._basics import (
     flip,
     pair_blocks,
@@ -632,8 +632,11 @@ def declared(out: Any) -> Any:
     (:func:`._plan.declare`): strict_array vouches for the arrays it returns."""
     if isinstance(out, da.Array):
         _plan.declare(out)
+        _keep.track(out)
     elif isinstance(out, tuple):
-        _plan.declare(*(a for a in out if isinstance(a, da.Array)))
+        arrays = [a for a in out if isinstance(a, da.Array)]
+        _plan.declare(*arrays)
+        _keep.track(*arrays)
     return out
 
 
