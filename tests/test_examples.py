@@ -46,3 +46,24 @@ def test_reverse_mode_script_runs():
     )
     assert out.returncode == 0, out.stderr
     assert "strict_array.CPU" in out.stdout and "strict_array.DASK" in out.stdout
+
+
+def test_the_scikit_learn_example_fits_a_zarr_store_read_block_by_block(tmp_path):
+    """examples/sklearn_out_of_core.py, small: scikit-learn's LDA on a lazy Zarr store."""
+    spec = importlib.util.spec_from_file_location(
+        "sklearn_out_of_core", EXAMPLES / "sklearn_out_of_core.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path = str(tmp_path / "data.zarr")
+    n = module.write_store(path, mib=4, chunk_rows=4096)
+    with xp.rank_promotion_policy(
+        {"sklearn": "allow", "scipy": "allow", "array_api_extra": "allow"}
+    ):
+        accuracy = module.fit_and_score(path)
+    import zarr
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    X, y = zarr.open_array(path + "/X")[...], zarr.open_array(path + "/y")[...]
+    assert X.shape == (n, module.FEATURES)
+    assert accuracy == pytest.approx(LinearDiscriminantAnalysis().fit(X, y).score(X, y), rel=1e-12)

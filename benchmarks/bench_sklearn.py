@@ -1,0 +1,306 @@
+"""scikit-learn's own estimators and metrics on a Zarr input larger than memory, through DASK.
+
+Each row of ``_sklearn_rows.py`` (every estimator and metric scikit-learn declares
+array-API support for) runs on strict_array's ``DASK`` arrays read from an on-disk
+Zarr store (``xp.from_zarr``) and, side by side, on NumPy arrays in memory (the same
+store read into memory first); with ``--cluster`` also on a ``dask.distributed``
+``LocalCluster`` (2 workers of 2 GiB each). Each contender runs in a fresh
+subprocess, so that its peak RSS is its own. Columns:
+
+- peak RSS and time of each contender (NumPy's includes reading the store);
+- passes: reads of ``X`` by the DASK run (tasks of the Zarr layer over its blocks);
+- ``/read``: the DASK time over (passes x one streaming read of X, measured first);
+- same: the DASK values against NumPy's (``rtol`` of the row: 1e-9 where the algorithm
+  is the same) and the largest relative difference.
+
+Run from the repository root: ``python benchmarks/bench_sklearn.py --gib 2`` (about 20
+minutes), ``--gib 8 --dir DIR`` (the store is kept in DIR), ``--rows PCA,Ridge`` for
+some rows, ``--cluster``. NumPy's contender runs under an address-space limit
+(``--numpy-limit``, 20 GiB): beyond it, it fails alone (shown as "MemoryError").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _sklearn_rows as rows
+from _harness import environment, fmt_bytes, fmt_time, table
+from _out_of_core import MALLOC_ENV, ClusterProbe, warm_page_cache
+
+CHUNK_ROWS = 262_144  # x 32 float64 columns = 64 MiB per block of X
+POLICY = {"sklearn": "allow", "scipy": "allow", "array_api_extra": "allow"}
+
+
+# --- the input ---------------------------------------------------------------------------
+def write_input(path: str, gib: float) -> int:
+    """A Zarr group at ``path``: ``X`` (n x 32 float64, standard normal) and every vector of
+    :class:`_sklearn_rows.Data`, in blocks of CHUNK_ROWS rows; kept if it has that size."""
+    import dask
+    import dask.array as da
+    import zarr
+
+    n = max(CHUNK_ROWS, int(gib * 2**30 // (8 * rows.FEATURES)) // CHUNK_ROWS * CHUNK_ROWS)
+    marker = os.path.join(path, f"done-{n}")
+    if os.path.exists(marker):
+        return n
+    rng = da.random.default_rng(0)
+    X = rng.standard_normal((n, rows.FEATURES), chunks=(CHUNK_ROWS, -1))
+    noise = rng.standard_normal((n, 4), chunks=(CHUNK_ROWS, -1))
+    arrays = rows.derived(da, X, noise)
+    group = zarr.open_group(path, mode="w")
+    targets = []
+    for name, a in arrays.items():
+        chunks = (CHUNK_ROWS, *a.shape[1:])
+        targets.append(
+            group.create_array(
+                name, shape=a.shape, chunks=chunks, dtype="float64", compressors=None
+            )
+        )
+    with dask.config.set(scheduler="threads", num_workers=2):
+        da.store([a.astype("float64") for a in arrays.values()], targets, lock=False)
+    open(marker, "w").close()
+    return n
+
+
+def load(path: str, device: str) -> rows.Data:
+    """The input as strict DASK arrays (lazy, read block by block) or NumPy arrays."""
+    import zarr
+
+    if device == "numpy":
+        group = zarr.open_group(path, mode="r")
+        return rows.Data(**{name: group[name][...] for name in rows.Data.__dataclass_fields__})
+    import strict_array as xp
+
+    return rows.Data(
+        **{name: xp.from_zarr(path, component=name) for name in rows.Data.__dataclass_fields__}
+    )
+
+
+# --- one contender, in its own process ----------------------------------------------------
+class _Reads:
+    """Counts the blocks of X read from the store: calls of ``zarr.Array.__getitem__`` on
+    X (Dask fuses the read tasks into the tasks that use them, so a scheduler callback
+    would not see them)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        import zarr
+
+        self.n = 0
+        lock = threading.Lock()
+        original = zarr.Array.__getitem__
+
+        def counted(array: Any, selection: Any) -> Any:
+            if array.shape[1:] == (rows.FEATURES,):
+                with lock:
+                    self.n += 1
+            return original(array, selection)
+
+        zarr.Array.__getitem__ = counted  # (this process only: the child of one row)
+
+
+def child(row_name: str, path: str, device: str) -> dict[str, Any]:
+    import dask
+
+    import strict_array as xp
+
+    warnings.simplefilter("ignore")
+    out: dict[str, Any] = {}
+    if device == "numpy":
+        limit = int(os.environ.get("BENCH_NUMPY_ADDRESS_SPACE", str(20 * 2**30)))
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    xp.set_rank_promotion_policy(POLICY)
+    t0 = time.perf_counter()
+    try:
+        if device == "numpy":
+            values = {
+                k: np.asarray(v, dtype=np.float64).ravel().tolist()
+                for k, v in _run(row_name, load(path, "numpy")).items()
+            }
+        elif device == "cluster":
+            from distributed import Client, LocalCluster
+
+            with (
+                LocalCluster(
+                    n_workers=2,
+                    threads_per_worker=1,
+                    memory_limit="2GiB",
+                    processes=True,
+                    dashboard_address=None,
+                ) as lc,
+                Client(lc) as client,
+                ClusterProbe(client, 2) as probe,
+            ):
+                t0 = time.perf_counter()
+                values = _strict_values(_run(row_name, load(path, "dask")))
+            out.update(probe.figures())
+        else:
+            dask.config.set(scheduler="threads", num_workers=2)
+            d = load(path, "dask")
+            reads = _Reads()
+            with xp.progress(False):
+                t0 = time.perf_counter()
+                values = _strict_values(_run(row_name, d))
+            out["passes"] = reads.n / d.X._data.numblocks[0]
+        out["values"] = values
+    except MemoryError:
+        out["error"] = "MemoryError"
+    except Exception as e:  # reported in the table, the run goes on
+        out["error"] = f"{type(e).__name__}: {str(e)[:200]}"
+    out["time"] = time.perf_counter() - t0
+    out["maxrss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return out
+
+
+def _run(row_name: str, d: rows.Data) -> dict[str, Any]:
+    if row_name == "one read of X":
+        return {
+            "sum": d.X.sum(axis=0)
+            if isinstance(d.X, np.ndarray)
+            else __import__("strict_array").sum(d.X, axis=0)
+        }
+    return rows.ROWS[row_name].run(d)
+
+
+def _strict_values(results: dict[str, Any]) -> dict[str, list[float]]:
+    import strict_array as xp
+
+    arrays = {k: v for k, v in results.items() if isinstance(v, xp.Array)}
+    computed = dict(zip(arrays, xp.compute(*arrays.values())))
+    return {
+        k: np.asarray(computed.get(k, v), dtype=np.float64).ravel().tolist()
+        for k, v in results.items()
+    }
+
+
+def spawn(row_name: str, path: str, device: str) -> dict[str, Any]:
+    env = {**os.environ, **{k: v for k, v in MALLOC_ENV.items() if k not in os.environ}}
+    env["PYTHONWARNINGS"] = "ignore"
+    cmd = [sys.executable, __file__, "--child", row_name, "--path", path, "--device", device]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[len("RESULT ") :])
+    return {
+        "error": f"crashed: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}",
+        "time": float("nan"),
+        "maxrss": 0,
+    }
+
+
+# --- the table ---------------------------------------------------------------------------
+def same(row: rows.Row, got: dict[str, Any], want: dict[str, Any]) -> tuple[bool | None, float]:
+    if "values" not in got or "values" not in want:
+        return None, float("nan")
+    worst = 0.0
+    ok = got["values"].keys() == want["values"].keys()
+    for k, w in want["values"].items():
+        g, w = np.asarray(got["values"].get(k, []), float), np.asarray(w, float)
+        if g.shape != w.shape:
+            return False, float("inf")
+        equal = (g == w) | (np.isnan(g) & np.isnan(w))  # (thresholds hold inf; NaN as NaN)
+        finite = np.abs(w[np.isfinite(w)])
+        scale = max(1.0, float(finite.max(initial=0)))
+        diff = float(np.abs(np.where(equal, 0.0, g - w)).max(initial=0)) / scale
+        worst = max(worst, diff)
+        ok = ok and diff <= row.rtol
+    return ok, worst
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--gib", type=float, default=2.0, help="size of X (2)")
+    p.add_argument("--dir", default=None, help="keep the store here (default: a temp dir)")
+    p.add_argument("--rows", default="", help="rows whose names contain one of these (a,b)")
+    p.add_argument("--cluster", action="store_true", help="also on a LocalCluster")
+    p.add_argument("--no-numpy", action="store_true", help="skip NumPy in memory")
+    p.add_argument("--json", default=None, help="write the figures here too")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("--path", help=argparse.SUPPRESS)
+    p.add_argument("--device", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        print("RESULT " + json.dumps(child(args.child, args.path, args.device)), flush=True)
+        return
+    import tempfile
+
+    import dask
+    import sklearn
+
+    import strict_array as xp
+
+    print(__doc__.split("\n")[0])
+    print(
+        f"{environment()}; dask {dask.__version__}; scikit-learn {sklearn.__version__}; strict_array {xp.__version__}"
+    )
+    parent = args.dir or tempfile.mkdtemp(prefix="strict_array_sklearn_")
+    path = os.path.join(parent, f"sklearn-{args.gib:g}gib.zarr")
+    n = write_input(path, args.gib)
+    warm_page_cache(path)
+    print(
+        f"input {path}: X {n} x {rows.FEATURES} float64 = {fmt_bytes(n * rows.FEATURES * 8)}, blocks of {CHUNK_ROWS} rows"
+    )
+    wanted = [w for w in args.rows.split(",") if w]
+    names = [r for r in rows.ROWS if not wanted or any(w in r for w in wanted)]
+    read = spawn("one read of X", path, "dask")
+    read_time = read["time"] / max(read.get("passes", 1.0), 1.0)
+    print(f"one streaming read of X: {fmt_time(read_time)}, peak RSS {fmt_bytes(read['maxrss'])}\n")
+    devices = (
+        ["dask"] + (["cluster"] if args.cluster else []) + ([] if args.no_numpy else ["numpy"])
+    )
+    results: dict[str, dict[str, Any]] = {}
+    lines = []
+    for name in names:
+        results[name] = {dev: spawn(name, path, dev) for dev in devices}
+        r = results[name]
+        ok, worst = same(rows.ROWS[name], r["dask"], r.get("numpy", {}))
+        dask_r = r["dask"]
+        passes = dask_r.get("passes", float("nan"))
+        line = [
+            name,
+            fmt_bytes(dask_r["maxrss"]),
+            fmt_time(dask_r["time"]) if "error" not in dask_r else dask_r["error"][:60],
+            f"{passes:.1f}",
+            f"{dask_r['time'] / (max(passes, 1.0) * read_time):.2f}" if passes == passes else "-",
+        ]
+        if "cluster" in r:
+            c = r["cluster"]
+            line += [fmt_time(c["time"]) if "error" not in c else c["error"][:40],
+                     fmt_bytes(max(c.get("worker_peaks") or [0])), fmt_bytes(c.get("spilled", 0))]  # fmt: skip
+        if "numpy" in r:
+            nr = r["numpy"]
+            line += [
+                fmt_bytes(nr["maxrss"]),
+                fmt_time(nr["time"]) if "error" not in nr else nr["error"][:40],
+            ]
+        line.append("-" if ok is None else f"{'yes' if ok else 'NO'} ({worst:.1e})")
+        lines.append(line)
+        print("  " + " | ".join(str(c) for c in line), flush=True)
+    headers = ["row", "DASK peak RSS", "DASK time", "passes", "/read"]
+    if args.cluster:
+        headers += ["cluster time", "worker peak", "spilled"]
+    if not args.no_numpy:
+        headers += ["NumPy peak RSS", "NumPy time"]
+    headers.append("same values")
+    print()
+    print(table(headers, lines))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"gib": args.gib, "n": n, "read_time": read_time, "results": results}, f)
+
+
+if __name__ == "__main__":
+    main()

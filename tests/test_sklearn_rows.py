@@ -1,0 +1,92 @@
+"""Every row of the scikit-learn benchmark (benchmarks/bench_sklearn.py) at small sizes:
+scikit-learn's own estimators and metrics on ``DASK`` give NumPy's values in memory,
+on several chunkings, with sizes unknown until computed included (docs/scikit-learn.md).
+
+The rows live in ``benchmarks/_sklearn_rows.py``; the large runs are the benchmark's.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import strict_array as xp
+
+pytest.importorskip("sklearn")
+
+ROWS_FILE = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "_sklearn_rows.py"
+_spec = importlib.util.spec_from_file_location("_sklearn_rows", ROWS_FILE)
+assert _spec is not None and _spec.loader is not None
+rows = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("_sklearn_rows", rows)
+_spec.loader.exec_module(rows)
+
+N = 480
+DATA = rows.make_numpy(N, seed=1)
+KEEP = np.random.default_rng(2).random(N) < 0.8
+#: chunk rows, and whether the rows are a lazy selection (sizes unknown until computed)
+LAYOUTS = {"chunks-100": (100, False), "one-chunk": (N, False), "unknown-sizes": (70, True)}
+
+
+def _numpy_values(results: dict) -> dict:
+    return {k: np.asarray(v, dtype=np.float64) for k, v in results.items()}
+
+
+def _strict_values(results: dict) -> dict:
+    arrays = {k: v for k, v in results.items() if isinstance(v, xp.Array)}
+    computed = dict(zip(arrays, xp.compute(*arrays.values())))
+    return {k: np.asarray(computed.get(k, v), dtype=np.float64) for k, v in results.items()}
+
+
+@pytest.fixture(autouse=True)
+def _consumers_policy():
+    # scikit-learn's and SciPy's own code broadcasts ranks as NumPy does (docs/scikit-learn.md)
+    with xp.rank_promotion_policy(
+        {"sklearn": "allow", "scipy": "allow", "array_api_extra": "allow"}
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (convergence and NumPy's warnings, both sides)
+            yield
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("name", list(rows.ROWS))
+def test_a_row_on_dask_gives_numpys_values(name, layout):
+    row = rows.ROWS[name]
+    chunk_rows, select = LAYOUTS[layout]
+    expected_input = rows.Data(**{k: v[KEEP] for k, v in vars(DATA).items()}) if select else DATA
+    expected = _numpy_values(row.run(expected_input))
+    d = rows.on_dask(DATA, chunk_rows, KEEP if select else None)
+    if select:
+        assert d.X.shape[0] is None  # the user's selection: lazy, sizes unknown
+    got = _strict_values(row.run(d))
+    assert got.keys() == expected.keys()
+    for key, want in expected.items():
+        np.testing.assert_allclose(
+            got[key],
+            want,
+            rtol=row.rtol,
+            atol=row.rtol * max(1.0, float(np.abs(want).max(initial=0))),
+            err_msg=f"{name}: {key}",
+        )
+
+
+def test_every_array_api_estimator_of_scikit_learn_has_a_row():
+    """A scikit-learn release that tags a new estimator as array-API fails here until
+    the benchmark and this test have its row."""
+    from sklearn.utils import all_estimators
+
+    tagged = set()
+    for name, cls in all_estimators():
+        try:
+            if cls().__sklearn_tags__().array_api_support:
+                tagged.add(name)
+        except Exception:  # needs arguments: not one scikit-learn tags by default
+            continue
+    covered = {name.split("(")[0] for name in rows.ROWS}
+    assert tagged <= covered, sorted(tagged - covered)
