@@ -23,13 +23,14 @@ own) with the glibc allocator settings of :data:`MALLOC_ENV`, and prints one
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 CHUNK_ROWS = 131072
@@ -300,6 +301,25 @@ class ClusterProbe:
         }
 
 
+@contextlib.contextmanager
+def local_cluster(memory_limit: str) -> Iterator[Any]:
+    """A ``Client`` of a ``LocalCluster`` of 2 worker processes of 1 thread and
+    ``memory_limit`` each (the benchmarks' cluster)."""
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            memory_limit=memory_limit,
+            processes=True,
+            dashboard_address=None,
+        ) as lc,
+        Client(lc) as client,
+    ):
+        yield client
+
+
 def child(contender: str, path: str, workers: int, cluster: bool) -> dict[str, Any]:
     """Run one contender (in this fresh process) and return its figures."""
     import resource
@@ -330,18 +350,7 @@ def child(contender: str, path: str, workers: int, cluster: bool) -> dict[str, A
     form = FORMS[contender]
     with xp.progress(False):
         if cluster:
-            from distributed import Client, LocalCluster
-
-            with (
-                LocalCluster(
-                    n_workers=2,
-                    threads_per_worker=1,
-                    memory_limit="1GiB",
-                    processes=True,
-                    dashboard_address=None,
-                ) as lc,
-                Client(lc) as client,
-            ):
+            with local_cluster("1GiB") as client:
                 with ClusterProbe(client, 2) as probe:
                     t0 = time.perf_counter()
                     value = form(path)

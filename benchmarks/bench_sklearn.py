@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import _sklearn_rows as rows
 from _harness import environment, fmt_bytes, fmt_time, table
-from _out_of_core import MALLOC_ENV, ClusterProbe, warm_page_cache
+from _out_of_core import MALLOC_ENV, ClusterProbe, local_cluster, warm_page_cache
 
 CHUNK_ROWS = 262_144  # x 32 float64 columns = 64 MiB per block of X
 POLICY = {"sklearn": "allow", "scipy": "allow", "array_api_extra": "allow"}
@@ -131,19 +131,7 @@ def child(row_name: str, path: str, device: str) -> dict[str, Any]:
                 for k, v in _run(row_name, load(path, "numpy")).items()
             }
         elif device == "cluster":
-            from distributed import Client, LocalCluster
-
-            with (
-                LocalCluster(
-                    n_workers=2,
-                    threads_per_worker=1,
-                    memory_limit="2GiB",
-                    processes=True,
-                    dashboard_address=None,
-                ) as lc,
-                Client(lc) as client,
-                ClusterProbe(client, 2) as probe,
-            ):
+            with local_cluster("2GiB") as client, ClusterProbe(client, 2) as probe:
                 t0 = time.perf_counter()
                 values = _strict_values(_run(row_name, load(path, "dask")))
             out.update(probe.figures())
