@@ -79,13 +79,27 @@ def load(path: str, device: str) -> rows.Data:
     import zarr
 
     if device == "numpy":
-        group = zarr.open_group(path, mode="r")
-        return rows.Data(**{name: group[name][...] for name in rows.Data.__dataclass_fields__})
+        return _InMemory(zarr.open_group(path, mode="r"))  # type: ignore[return-value]
     import strict_array as xp
 
     return rows.Data(
         **{name: xp.from_zarr(path, component=name) for name in rows.Data.__dataclass_fields__}
     )
+
+
+class _InMemory:
+    """The inputs as NumPy arrays, each read into memory when a row first uses it (a
+    metric of two vectors does not read X)."""
+
+    def __init__(self, group: Any) -> None:
+        self._group = group
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        if name not in rows.Data.__dataclass_fields__:
+            raise AttributeError(name)
+        value = self._group[name][...]
+        setattr(self, name, value)
+        return value
 
 
 # --- one contender, in its own process ----------------------------------------------------
