@@ -1353,3 +1353,27 @@ def test_the_graph_of_a_loop_does_not_grow_with_its_steps():
         r = np.exp(-((xn * expected) ** 2))
         expected = (r * xn).mean(axis=0) / r.mean(axis=0)
     np.testing.assert_allclose(np.asarray(params), expected, rtol=1e-12)
+
+
+def test_a_statistic_computed_in_a_planned_pass_is_not_read_again():
+    """The reductions a planned pass computes first are kept: the next computation that
+    needs them (scikit-learn centres X once, then asks twice) reads X once, not twice."""
+    reads = []
+
+    def block(block_info=None):
+        reads.append(block_info[None]["chunk-location"])
+        return np.random.default_rng(block_info[None]["chunk-location"][0]).standard_normal(
+            (500, 4)
+        )
+
+    x = xp.asarray(da.map_blocks(block, chunks=((500,) * 8, (4,)), dtype=np.float64))
+    centred = xp.subtract(x, xp.mean(x, axis=0), broadcast_dimensions=(1,))
+    with xp.planning(threshold="8 KiB"):
+        first = float(xp.sum(centred * centred))
+        assert len(reads) == 16  # the mean first, then the rest: two reads of x
+        second = float(xp.max(xp.abs(centred)))
+    assert len(reads) == 24  # the mean is kept: one read
+    xn = np.concatenate([np.random.default_rng(i).standard_normal((500, 4)) for i in range(8)])
+    np.testing.assert_allclose(
+        [first, second], [((xn - xn.mean(0)) ** 2).sum(), np.abs(xn - xn.mean(0)).max()]
+    )

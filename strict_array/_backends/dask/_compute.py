@@ -89,6 +89,18 @@ def _run_local(run: Any, collections: Sequence[Any], show: bool) -> list[Any]:
     return list(run(*collections))
 
 
+def _keeping(p: _plan.Plan) -> Any:
+    """:func:`_run_pass`, keeping what each reduction pass computed (:mod:`._keep`)."""
+
+    def run(step: _plan.Pass, collections: Sequence[Any]) -> list[Any]:
+        out = _run_pass(step, collections)
+        if not step.final:
+            _keep.keep_pass(p.arrays, step, out)
+        return out
+
+    return run
+
+
 def _run_pass(step: _plan.Pass, collections: Sequence[Any]) -> list[Any]:
     return _run(collections, title=step.title if step.total > 1 else None)
 
@@ -119,7 +131,7 @@ def compute(datas: Sequence[da.Array]) -> list[np.ndarray]:
     extra = [] if p.reductions else _keep.candidates(datas)
     if extra:
         p = plan([*datas, *(e[0] for e in extra)])
-    out = [np.asarray(r) for r in _plan.execute(p, compute=_run_pass)]
+    out = [np.asarray(r) for r in _plan.execute(p, compute=_keeping(p))]
     _keep.keep([(e[1], e[2]) for e in extra], out[len(datas) :])
     return out[: len(datas)]
 
@@ -130,14 +142,14 @@ def persist(datas: Sequence[da.Array]) -> list[da.Array]:
         return []
     datas = _keep.substitute(datas)
     p = plan(datas)
-    final = _plan.rewrite(p, compute=_run_pass)
+    final = _plan.rewrite(p, compute=_keeping(p))
     return _run(final, persist=True, title=p.passes[-1].title if p.reductions else None)
 
 
 def store(datas: Sequence[da.Array], targets: Sequence[Any]) -> None:
     """Write arrays chunk by chunk into array-like targets (Zarr arrays, files)."""
     p = plan(datas)
-    final = _plan.rewrite(p, compute=_run_pass)
+    final = _plan.rewrite(p, compute=_keeping(p))
     title = p.passes[-1].title if p.reductions else None
     _run([da.store(list(final), list(targets), lock=False, compute=False)], title=title)
 

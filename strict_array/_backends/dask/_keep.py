@@ -169,25 +169,41 @@ def _dropper(name: str) -> Any:
 
 def keep(items: Sequence[tuple[Any, _plan.LayerInfo]], values: Sequence[np.ndarray]) -> None:
     """Keep the computed ``values`` of the layers ``items`` (layer object, info)."""
-    total = _limit(TOTAL_KEY, DEFAULT_TOTAL)
     for (layer, info), value in zip(items, values):
         value = np.asarray(value)
         assert info.chunks is not None  # (a candidate's chunks are known)
         keys = _plan._block_keys(info)
         offsets = [np.cumsum((0, *c)) for c in info.chunks]
         blocks = [value[tuple(slice(o[i], o[i + 1]) for o, i in zip(offsets, k[1:]))] for k in keys]
-        name = info.name
-        _drop(name)
-        try:
-            ref = weakref.ref(layer, _dropper(name))
-        except TypeError:
-            continue
-        _cut(name, layer, keys, blocks)
-        with _lock:
-            _kept[name] = (ref, keys, blocks, value.nbytes)
-            _total[0] += value.nbytes
-            while _total[0] > total and _kept:
-                _drop(next(iter(_kept)))
+        _store(info.name, layer, keys, blocks, value.nbytes)
+
+
+def keep_pass(arrays: Sequence[da.Array], step: _plan.Pass, results: Sequence[Any]) -> None:
+    """Keep the cut points a planned pass computed (small by the plan's own rule, and
+    computed anyway): a later computation does not read the large input for them again."""
+    limit = _limit(KEEP_KEY, DEFAULT_KEEP)
+    graph = _plan._merged_graph(arrays) if limit > 0 else None
+    if graph is None:
+        return
+    for info, blocks in zip(step.layers, results):
+        layer = graph.layers.get(info.name)
+        if layer is not None and info.nbytes is not None and info.nbytes <= limit:
+            _store(info.name, layer, _plan._block_keys(info), list(blocks), info.nbytes)
+
+
+def _store(name: str, layer: Any, keys: list, blocks: list, nbytes: int) -> None:
+    total = _limit(TOTAL_KEY, DEFAULT_TOTAL)
+    _drop(name)
+    try:
+        ref = weakref.ref(layer, _dropper(name))
+    except TypeError:
+        return
+    _cut(name, layer, keys, blocks)
+    with _lock:
+        _kept[name] = (ref, keys, blocks, nbytes)
+        _total[0] += nbytes
+        while _total[0] > total and _kept:
+            _drop(next(iter(_kept)))
 
 
 def clear() -> None:
