@@ -67,16 +67,21 @@ def _run(collections: Sequence[Any], persist: bool = False, title: str | None = 
         # (measured: GaussianMixture's block matmuls 17x slower); one BLAS thread per
         # Dask thread, as dask.distributed's workers have (its nanny's pre-spawn-environ
         # sets OMP_NUM_THREADS=1 and friends)
-        with _blas_controller().limit(limits=1, user_api="blas"):
-            return _run_local(run, collections, show)
+        controller = _blas_controller()
+        if controller is not None:
+            with controller.limit(limits=1, user_api="blas"):
+                return _run_local(run, collections, show)
     return _run_local(run, collections, show)
 
 
 @functools.cache
 def _blas_controller() -> Any:
-    # made once (0.1 ms each time otherwise): NumPy's BLAS is loaded by then
-    from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
-
+    # made once (0.1 ms each time otherwise): NumPy's BLAS is loaded by then. The dask
+    # extra installs threadpoolctl; a Dask installed without it computes unlimited
+    try:
+        from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+    except ImportError:
+        return None
     return ThreadpoolController()
 
 
