@@ -152,3 +152,24 @@ def test_a_consumer_reading_an_unknown_size_gets_it_computed_then():
     # strict_array's own functions take unknown sizes as they are: nothing computed
     assert xp.sum(x[keep], axis=0).shape == (5,)
     assert _as("mypkg", "x.shape", x=x[keep]) == (None, 5)
+
+
+def test_a_counted_mask_is_kept_so_the_selection_waits_for_no_computation():
+    """The mask is computed once, with its counts, and kept: computing the selection reads
+    the mask's source no more (Dask's scheduler, given a lazy mask compared with a lazy
+    label, read all of X before the masks: 2.4 GiB held on a 2 GiB X)."""
+    reads = []
+
+    def labels(block_info=None):
+        reads.append(block_info[None]["chunk-location"])
+        return Y[slice(*block_info[None]["array-location"][0])]
+
+    y = xp.asarray(da.map_blocks(labels, chunks=((15,) * 4,), dtype=np.float64))
+    x = xp.asarray(A, device=xp.DASK, chunks=(15, 5))
+    with xp.known_sizes():
+        label = xp.unique_values(y)[1]  # a lazy 0-d label, as scikit-learn's
+        after_unique = len(reads)
+        selected = x[y == label]
+    assert len(reads) == after_unique + 4  # one pass over y for the mask and its counts
+    np.testing.assert_allclose(np.asarray(xp.sum(selected, axis=0)), A[Y == 1.0].sum(axis=0), rtol=1e-12)
+    assert len(reads) == after_unique + 4  # the kept mask: y is not read again

@@ -215,11 +215,16 @@ def sized(value: Any) -> Any:
     return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
 
 
-def with_sizes(data: da.Array, axis: int, sizes: da.Array) -> da.Array:
-    """``data``, whose blocks along ``axis`` have the sizes ``sizes`` holds (one number
-    per block, lazily), with those sizes computed: one pass over ``sizes`` only,
-    ``data`` stays lazy."""
-    (counts,) = compute([sizes])
-    chunks = list(data.chunks)
-    chunks[axis] = tuple(int(c) for c in counts)
-    return da.Array(data.dask, data.name, tuple(chunks), meta=data._meta)
+def counted(mask: da.Array) -> tuple[da.Array, tuple[int, ...]]:
+    """``mask`` computed and kept (in memory, or on the cluster's workers), with the
+    number of ``True`` in each of its blocks: one pass over the mask. Kept, a selection
+    by it reads its blocks as data: the array selected from waits for no computation
+    (a mask left lazy, compared with a lazy label, made Dask's scheduler read all of an
+    8 GiB array before the masks: 2.4 GiB held on 2 GiB, 0.5 GiB with the mask kept)."""
+    counts = da.map_blocks(
+        lambda block: np.array([np.count_nonzero(block)]),
+        mask, chunks=((1,) * mask.numblocks[0],), dtype=np.intp,
+    )  # fmt: skip
+    kept, counts = persist([mask, counts])
+    (values,) = compute([counts])
+    return kept, tuple(int(c) for c in values)

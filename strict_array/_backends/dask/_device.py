@@ -115,9 +115,11 @@ class DaskDevice(Device):
         out = _indexing.getitem(data, key)
         if not _compute.unknown_chunks(out) or not _compute.sizes_asked():
             return declared(out)
-        counted = _indexing.counted_selection(data, key)
-        if counted is not None:  # sizes from one pass over the mask; the selection stays lazy
-            return declared(_compute.with_sizes(*counted))
+        aligned = _indexing.aligned_mask(data, key)
+        if aligned is not None:  # sizes from one pass over the mask; the selection stays lazy
+            axis, mask = aligned
+            mask, counts = _compute.counted(mask)
+            return declared(_indexing.select_counted(data, axis, mask, counts))
         return declared(_compute.known_sizes(_compute.persist([out])[0]))
 
     def assign(self, data: da.Array, key: Any, value: Any) -> da.Array:

@@ -291,12 +291,11 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     return out
 
 
-def counted_selection(data: da.Array, key: Any) -> tuple[da.Array, int, da.Array] | None:
-    """``data[key]`` for a key selecting by one 1-D Dask boolean mask (every other entry
-    a full slice), with the mask's blocks made those of ``data`` along the axis, so that
-    the selection has one block per block of ``data``; the axis; and the number of
-    ``True`` in each block of the mask, lazily. The sizes are then known from a pass over
-    the mask alone, not over ``data``. None for any other key."""
+def aligned_mask(data: da.Array, key: Any) -> tuple[int, da.Array] | None:
+    """For a key selecting by one 1-D Dask boolean mask (every other entry a full
+    slice): the axis, and the mask with the blocks of ``data`` along it, so that the
+    selection has one block per block of ``data`` and its sizes are the numbers of
+    ``True`` in the mask's blocks. None for any other key."""
     parts = key if isinstance(key, tuple) else (key,)
     position = _mask_position(parts)
     if position is None or not isinstance(parts[position], da.Array):
@@ -305,12 +304,16 @@ def counted_selection(data: da.Array, key: Any) -> tuple[da.Array, int, da.Array
     axis = _axis_of(parts, position, data.ndim)
     if mask.ndim != 1 or _unknown(data.shape[axis]) or mask.shape[0] != data.shape[axis]:
         return None  # (the general path selects, or raises its error)
-    mask = mask.rechunk((data.chunks[axis],))
-    counts = mask.map_blocks(
-        lambda block: np.array([np.count_nonzero(block)]),
-        chunks=((1,) * mask.numblocks[0],), dtype=np.intp,
-    )  # fmt: skip
-    return data[(slice(None),) * axis + (mask,)], axis, counts
+    return axis, mask.rechunk((data.chunks[axis],))
+
+
+def select_counted(data: da.Array, axis: int, mask: da.Array, counts: tuple[int, ...]) -> da.Array:
+    """``data`` selected along ``axis`` by ``mask`` (blocks aligned by :func:`aligned_mask`),
+    whose blocks hold ``counts`` ``True``: the selection, with those sizes."""
+    out = data[(slice(None),) * axis + (mask,)]
+    chunks = list(out.chunks)
+    chunks[axis] = counts
+    return da.Array(out.dask, out.name, tuple(chunks), meta=out._meta)
 
 
 def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any:
