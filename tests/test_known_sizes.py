@@ -171,5 +171,7 @@ def test_a_counted_mask_is_kept_so_the_selection_waits_for_no_computation():
         after_unique = len(reads)
         selected = x[y == label]
     assert len(reads) == after_unique + 4  # one pass over y for the mask and its counts
-    np.testing.assert_allclose(np.asarray(xp.sum(selected, axis=0)), A[Y == 1.0].sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(
+        np.asarray(xp.sum(selected, axis=0)), A[Y == 1.0].sum(axis=0), rtol=1e-12
+    )
     assert len(reads) == after_unique + 4  # the kept mask: y is not read again
