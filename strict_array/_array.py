@@ -147,16 +147,15 @@ class Array:
     def shape(self) -> tuple[int | None, ...]:
         """Array dimensions; ``None`` for sizes unknown until computed."""
         shape = self._device.shape(self._data)
-        return shape if None not in shape else self._shape_for(sys._getframe(1), shape)
+        return shape if None not in shape else self._shape_for(sys._getframe(1))
 
-    def _shape_for(
-        self, frame: types.FrameType, shape: tuple[int | None, ...]
-    ) -> tuple[int | None, ...]:
-        """``shape`` (with unknown sizes), as the code of ``frame`` asks for it: a consumer
-        that reads sizes as numbers gets them, computed now, where the setting asks for
-        it (the data keeps its graph, with its sizes known); strict_array's own code takes
-        unknown sizes as they are."""
-        if not ours(frame):
+    def _shape_for(self, frame: types.FrameType) -> tuple[int | None, ...]:
+        """The shape, as the code of ``frame`` asks for it: a consumer that reads sizes as
+        numbers gets unknown ones computed now, where the setting asks for it (the data
+        keeps its graph, with its sizes known); strict_array's own code takes unknown
+        sizes as they are."""
+        shape = self._device.shape(self._data)
+        if None in shape and not ours(frame):
             self._data = self._device.sizes_for_caller(self._data)
             shape = self._device.shape(self._data)
         return shape
@@ -165,10 +164,7 @@ class Array:
     def size(self) -> int | None:
         """Number of elements, or ``None`` if any size is unknown."""
         n = 1
-        shape = self._device.shape(self._data)
-        if None in shape:
-            shape = self._shape_for(sys._getframe(1), shape)
-        for s in shape:
+        for s in self._shape_for(sys._getframe(1)):
             if s is None:
                 return None
             n *= s
@@ -309,8 +305,7 @@ class Array:
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d array")
-        shape = self._device.shape(self._data)
-        n = (shape if None not in shape else self._shape_for(sys._getframe(1), shape))[0]
+        n = self._shape_for(sys._getframe(1))[0]
         if n is None:
             raise TypeError(
                 f"len(): the first axis has a size unknown until computed; {UNKNOWN_SIZES_FIX}."

@@ -44,13 +44,13 @@ class RankPromotionWarning(UserWarning):
     __module__ = "strict_array"
 
 
-#: What most functions accept as an array argument.
 #: the fix named where a size unknown until computed (on ``DASK``) is used as a number
 UNKNOWN_SIZES_FIX = (
     "make the sizes known first: strict_array.known_sizes() around the code, or add the "
     "calling package to the dask.config key 'strict_array.known-sizes-packages'"
 )
 
+#: What most functions accept as an array argument.
 ARRAY = "a strict_array.Array"
 #: What binary element-wise functions (and a few others) accept as an operand.
 ARRAY_OR_SCALAR = "a strict_array.Array or a Python scalar (bool, int, float, complex)"

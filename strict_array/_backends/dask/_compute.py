@@ -198,6 +198,12 @@ def sizes_as_asked(*datas: da.Array) -> list[da.Array]:
     work is not done again when their values are needed) with their sizes."""
     if not any(unknown_chunks(d) for d in datas) or not sizes_asked():
         return list(datas)
+    return persisted_with_sizes(datas)
+
+
+def persisted_with_sizes(datas: Sequence[da.Array]) -> list[da.Array]:
+    """``datas`` computed together and kept (the work is not done again when their values
+    are needed), with their sizes known."""
     return [known_sizes(d) for d in persist(datas)]
 
 

@@ -120,7 +120,7 @@ class DaskDevice(Device):
             axis, mask = aligned
             mask, counts = _compute.counted(mask)
             return declared(_indexing.select_counted(data, axis, mask, counts))
-        return declared(_compute.known_sizes(_compute.persist([out])[0]))
+        return declared(_compute.persisted_with_sizes([out])[0])
 
     def assign(self, data: da.Array, key: Any, value: Any) -> da.Array:
         return declared(_indexing.assign(data, key, value))

@@ -297,7 +297,7 @@ def svd(x: da.Array, /, *, full_matrices: bool = True) -> tuple:
 
 def svdvals(x: da.Array, /) -> da.Array:
     """The singular values; of a tall (or wide) matrix in several blocks, through TSQR."""
-    for matrix in (x, x.T if x.ndim == 2 else x):
+    for matrix in (x, x.T) if x.ndim == 2 else ():
         tall = tall_and_skinny(matrix)
         if tall is not None:
             return tsqr(tall, svd=True)[1]
