@@ -115,6 +115,16 @@ def fingerprint(a: Any, rows: int = 64) -> dict[str, Any]:
     }
 
 
+def values(results: dict[str, Any]) -> dict[str, np.ndarray]:
+    """A row's results as float64 NumPy arrays; strict arrays computed together (one
+    computation: the work they share is done once)."""
+    import strict_array as xp
+
+    arrays = {k: v for k, v in results.items() if isinstance(v, xp.Array)}
+    computed = dict(zip(arrays, xp.compute(*arrays.values()))) if arrays else {}
+    return {k: np.asarray(computed.get(k, v), dtype=np.float64) for k, v in results.items()}
+
+
 @contextlib.contextmanager
 def dispatching(d: Data) -> Iterator[None]:
     """scikit-learn's array-API dispatch for strict arrays, none for NumPy's."""

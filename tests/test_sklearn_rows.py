@@ -33,16 +33,6 @@ KEEP = np.random.default_rng(2).random(N) < 0.8
 LAYOUTS = {"chunks-100": (100, False), "one-chunk": (N, False), "unknown-sizes": (70, True)}
 
 
-def _numpy_values(results: dict) -> dict:
-    return {k: np.asarray(v, dtype=np.float64) for k, v in results.items()}
-
-
-def _strict_values(results: dict) -> dict:
-    arrays = {k: v for k, v in results.items() if isinstance(v, xp.Array)}
-    computed = dict(zip(arrays, xp.compute(*arrays.values())))
-    return {k: np.asarray(computed.get(k, v), dtype=np.float64) for k, v in results.items()}
-
-
 @pytest.fixture(autouse=True)
 def _consumers_policy():
     # scikit-learn's and SciPy's own code broadcasts ranks as NumPy does (docs/scikit-learn.md)
@@ -60,11 +50,11 @@ def test_a_row_on_dask_gives_numpys_values(name, layout):
     row = rows.ROWS[name]
     chunk_rows, select = LAYOUTS[layout]
     expected_input = rows.Data(**{k: v[KEEP] for k, v in vars(DATA).items()}) if select else DATA
-    expected = _numpy_values(row.run(expected_input))
+    expected = rows.values(row.run(expected_input))
     d = rows.on_dask(DATA, chunk_rows, KEEP if select else None)
     if select:
         assert d.X.shape[0] is None  # the user's selection: lazy, sizes unknown
-    got = _strict_values(row.run(d))
+    got = rows.values(row.run(d))
     assert got.keys() == expected.keys()
     for key, want in expected.items():
         np.testing.assert_allclose(
