@@ -1213,7 +1213,7 @@ def test_contractions_over_several_empty_blocks():
     ("shape", "chunks", "dtype"),
     [((400, 6), (50, 6), "float64"), ((400, 6), (50, 2), "float64"), ((40, 6), (4, 6), "float64"),
      ((6, 400), (6, 70), "float64"), ((300, 5), (60, 5), "complex128"), ((300, 5), (60, 5), "float32"),
-     ((300, 5), (60, 5), "int64"), ((12, 12), (5, 12), "float64")],
+     ((300, 5), (60, 5), "int64"), ((12, 12), (5, 12), "float64"), ((7, 3), (1, 3), "float64")],
 )  # fmt: skip
 def test_tall_and_skinny_svd_and_qr_through_tsqr(shape, chunks, dtype):
     """A matrix in several row blocks (or, for svd, column blocks) is factored by TSQR:

@@ -89,7 +89,8 @@ def test_the_packages_are_a_setting_and_a_block_decides_over_them():
 @pytest.mark.parametrize(
     ("shape", "chunks", "mask_chunks", "axis"),
     [((60, 5), (13, 5), 7, 0), ((60, 5), (60, 5), 60, 0), ((60, 5), (10, 2), 25, 0),
-     ((5, 60), (5, 11), 9, 1), ((4, 60, 3), (2, 16, 3), 31, 1), ((60,), (8,), 5, 0)],
+     ((5, 60), (5, 11), 9, 1), ((4, 60, 3), (2, 16, 3), 31, 1), ((60,), (8,), 5, 0),
+     ((60, 5), (1, 5), 1, 0)],
 )  # fmt: skip
 def test_a_mask_sizes_from_the_mask_alone(shape, chunks, mask_chunks, axis):
     a = RNG.standard_normal(shape)
