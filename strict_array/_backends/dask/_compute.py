@@ -208,11 +208,13 @@ def persisted_with_sizes(datas: Sequence[da.Array]) -> list[da.Array]:
 
 
 def sized(value: Any) -> Any:
-    """``value`` (an array, or a tuple, named tuple or list of values) with the arrays in
-    it :func:`sizes_as_asked`, together."""
+    """``value`` (an array, or a tuple, named tuple or list of values) with the arrays of
+    unknown sizes in it :func:`sizes_as_asked`, together. The others stay lazy: the
+    inverse indices of ``unique_inverse`` are as large as its input, and are computed
+    from the kept small results when needed."""
     arrays = [v for v in (value if isinstance(value, (tuple, list)) else (value,))
-              if isinstance(v, da.Array)]  # fmt: skip
-    if not any(unknown_chunks(a) for a in arrays):
+              if isinstance(v, da.Array) and unknown_chunks(v)]  # fmt: skip
+    if not arrays:
         return value
     known = dict(zip(map(id, arrays), sizes_as_asked(*arrays)))
     if isinstance(value, da.Array):

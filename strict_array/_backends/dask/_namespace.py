@@ -18,7 +18,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from . import _keep, _linalg, _plan, _reductions
+from . import _keep, _linalg, _plan, _reductions, _set
 from ._basics import (
     flip,
     pair_blocks,
@@ -253,31 +253,15 @@ def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
     return x
 
 
-def _in_one_block(name: str) -> Any:
-    """``nonzero`` or a ``unique_*`` function that also takes unknown sizes (Dask's
-    number the elements with ``arange`` over the size) and NaN (Dask's unique counts
-    each NaN 0 times, and its ``unique_all`` fails on them): NumPy's function of the
-    whole array in one block, one task for all its results, their sizes unknown."""
-    own, numpy = getattr(compat, name), getattr(cnp, name)
-    nan_safe = name == "nonzero"
-
-    def call(x: da.Array, /, **kwargs: Any) -> Any:
-        if not any(unknown(s) for s in x.shape) and (nan_safe or x.dtype.kind not in "fc"):
-            return own(x, **kwargs)
-        x = whole_axes(x)
-        meta = numpy(np.empty((0,) * x.ndim, x.dtype), **kwargs)
-        metas = meta if isinstance(meta, tuple) else (meta,)
-        task = dask.delayed(numpy, nout=len(metas), pure=True)(x.to_delayed().ravel()[0], **kwargs)
-        tasks = task if isinstance(meta, tuple) else (task,)
-        outs = [
-            da.from_delayed(t, shape=x.shape if m.ndim == x.ndim > 1 else (np.nan,), dtype=m.dtype)
-            for t, m in zip(tasks, metas)
-        ]  # (an inverse has x's shape; everything else one unknown size)
-        if not isinstance(meta, tuple):
-            return outs[0]
-        return type(meta)(*outs) if hasattr(meta, "_fields") else tuple(outs)
-
-    return call
+def _nonzero(x: da.Array, /) -> tuple[da.Array, ...]:
+    """``nonzero`` that also takes unknown sizes (Dask's numbers the elements with
+    ``arange`` over the size): NumPy's ``nonzero`` of the whole array in one block, one
+    task for all its results, their sizes unknown."""
+    if not any(unknown(s) for s in x.shape):
+        return compat.nonzero(x)  # type: ignore[attr-defined,no-any-return]
+    x = whole_axes(x)
+    task = dask.delayed(np.nonzero, nout=x.ndim, pure=True)(x.to_delayed().ravel()[0])
+    return tuple(da.from_delayed(t, shape=(np.nan,), dtype=np.intp) for t in task)
 
 
 def _along_whole_axis(func: Any) -> Any:
@@ -583,8 +567,9 @@ def build_namespace() -> types.SimpleNamespace:
     ns.roll = _roll
     ns.tensordot = _tensordot
     ns.tile = _tile
-    for name in ("nonzero", "unique_all", "unique_counts", "unique_inverse", "unique_values"):
-        setattr(ns, name, _in_one_block(name))
+    ns.nonzero = _nonzero
+    for name in ("unique_all", "unique_counts", "unique_inverse", "unique_values"):
+        setattr(ns, name, getattr(_set, name))
     for name in ("nonzero", "unique_all", "unique_counts", "unique_inverse", "unique_values",
                  "repeat"):  # fmt: skip
         setattr(ns, name, _sizes_as_asked(getattr(ns, name)))

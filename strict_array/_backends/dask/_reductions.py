@@ -71,6 +71,11 @@ def reduction(name: str) -> Any:
                 return nothing
             # (an unknown reduced size may be 0: then NumPy's error, when computed)
             return _nonempty(name, nothing, [_length(x, a) for a in reduced])
+        if not name.startswith(("arg", "cumulative")) and all(x.numblocks[a] == 1 for a in reduced):
+            # nothing to combine across blocks: NumPy's reduction of each block, once.
+            # Dask's would reduce the one partial result again, which is not always the
+            # identity: a product of one complex infinity, (inf+1j), becomes nan+nanj
+            return _per_block(numpy, x, reduced, axis, **kwargs)
         if name in ("var", "std") and any(
             unknown(c) or c == 0 for a in reduced for c in x.chunks[a]
         ):
@@ -99,6 +104,25 @@ def reduction(name: str) -> Any:
         return own(x, axis=axis, **kwargs)
 
     return reduce
+
+
+def _per_block(
+    numpy: Any, x: da.Array, reduced: tuple[int, ...], axis: Any, **kwargs: Any
+) -> da.Array:
+    """NumPy's reduction ``numpy`` over ``reduced`` axes that are each in one block:
+    one task per block, NumPy's bits."""
+    keepdims = kwargs.get("keepdims", False)
+    meta = numpy(np.empty((1,) * x.ndim, x.dtype), axis=axis, **kwargs)
+    chunks = tuple(
+        (1,) if a in reduced else cs
+        for a, cs in enumerate(x.chunks)
+        if keepdims or a not in reduced
+    )
+    return da.map_blocks(
+        lambda b: np.asarray(numpy(b, axis=axis, **kwargs)), x, chunks=chunks,
+        drop_axis=[] if keepdims else list(reduced), dtype=meta.dtype, meta=np.asarray(meta)[:0]
+        if np.ndim(meta) else np.empty((), meta.dtype),
+    )  # fmt: skip
 
 
 def _cumulative(
