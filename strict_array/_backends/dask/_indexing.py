@@ -408,11 +408,42 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
             else value
         )
         return reshape(out, data.shape)
+    if (
+        all(n == 1 for n in data.numblocks)
+        and not any(isinstance(p, _INDEX_ARRAYS) for p in parts)
+        and (not isinstance(value, da.Array) or all(n == 1 for n in value.numblocks))
+    ):
+        return _assign_in_one_block(data, key, value)
     if isinstance(value, da.Array):
         return _setitem_shallow(data, key, value)
     out = data.copy()
     out[key] = value
     return out
+
+
+def _assign_in_one_block(data: da.Array, key: Any, value: Any) -> da.Array:
+    """``data[key] = value`` for ``data`` in one block (a small parameter, which
+    scikit-learn's ``_add_to_diagonal`` assigns element by element): one task that
+    assigns into a copy of the block, as NumPy does. Dask's setitem builds about 1.5 ms
+    of graph for each call (GaussianMixture made 1176 of them in ten EM steps)."""
+    from dask.base import tokenize
+
+    def put(block: np.ndarray, v: Any) -> np.ndarray:
+        out = np.array(block, copy=True)  # (a 0-d block may be a NumPy scalar)
+        out[key] = v
+        return out
+
+    name = "setitem-" + tokenize(
+        data.name, key, value.name if isinstance(value, da.Array) else value
+    )
+    index = tuple(range(data.ndim))
+    if not isinstance(value, da.Array):
+        return da.blockwise(put, index, data, index, value, None, name=name, dtype=data.dtype,
+                            meta=data._meta)  # fmt: skip
+    # (the value's axes are others than data's: its one block, whole, goes to the task)
+    value_index = tuple(range(data.ndim, data.ndim + value.ndim))
+    return da.blockwise(put, index, data, index, value, value_index, concatenate=True,
+                        name=name, dtype=data.dtype, meta=data._meta)  # fmt: skip
 
 
 def _setitem_shallow(data: da.Array, key: Any, value: da.Array) -> da.Array:

@@ -623,9 +623,17 @@ def _own(graph: HighLevelGraph, *name: str) -> HighLevelGraph:
     """The layers ``name`` depends on, and it. (Each collection gets only its own
     layers: this Dask's single-collection compute makes the finalize task depend on
     the graph's leaf layers, and could fuse away a requested layer that is not one.)"""
-    deps = {k: set(graph.dependencies.get(k, ())) & graph.layers.keys() for k in graph.layers}
-    keep = _reachable(name, deps)
-    return HighLevelGraph({k: graph.layers[k] for k in keep}, {k: deps[k] for k in keep})
+    layers, dependencies = graph.layers, graph.dependencies
+    keep: set[str] = set()
+    todo = list(name)
+    while todo:  # (only the ancestors are visited: this runs once per layer kept)
+        k = todo.pop()
+        if k not in keep and k in layers:
+            keep.add(k)
+            todo.extend(dependencies.get(k, ()))
+    return HighLevelGraph(
+        {k: layers[k] for k in keep}, {k: set(dependencies.get(k, ())) & keep for k in keep}
+    )
 
 
 def _substitute(
