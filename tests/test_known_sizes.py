@@ -258,3 +258,64 @@ def test_a_consumer_gets_the_inverse_lazy_and_reads_the_labels_once_for_the_valu
     assert reads[0] == 6  # the inverse is not computed with them
     np.testing.assert_array_equal(np.asarray(inverse), np.unique(labels, return_inverse=True)[1])
     assert reads[0] == 12  # one more pass, for the inverse alone
+
+
+def _sort_cases():
+    r = np.random.default_rng(1)
+    some_nan = r.standard_normal(1000)
+    some_nan[[0, 10, 500, 999]] = np.nan
+    return [
+        r.standard_normal(1000),
+        r.integers(0, 5, 1000).astype(np.float64),  # many ties
+        some_nan,
+        np.full(1000, np.nan),
+        np.zeros(1000),
+        r.integers(-50, 50, 1000),
+        r.integers(0, 2, 1000).astype(bool),
+    ]
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("chunks", [100, 333, 7])
+@pytest.mark.parametrize("case", range(7))
+def test_a_consumer_sorts_a_long_vector_in_buckets_with_numpys_values(case, chunks, descending):
+    """A consumer's sort of a 1-D array in several blocks (scikit-learn's curves:
+    argsort(y_score, stable=True, descending=True)) is a sample sort: as many blocks as
+    x, known sizes, NumPy's stable order bit for bit (ties in order of appearance, NaN
+    last, or first when descending)."""
+    import array_api_compat.numpy as cnp
+
+    a = _sort_cases()[case]
+    x = xp.asarray(a, device=xp.DASK, chunks=chunks)
+    indices = _as("sklearn.metrics", "xp.argsort(x, stable=True, descending=d)", x=x, d=descending)
+    values = _as("sklearn.metrics", "xp.sort(x, descending=d)", x=x, d=descending)
+    assert indices.shape == values.shape == a.shape
+    if np.unique(a).size > 1:  # (equal values share a bucket: all ties, one block)
+        assert indices._data.numblocks[0] > 1 and values._data.numblocks[0] > 1
+    np.testing.assert_array_equal(
+        np.asarray(indices), cnp.argsort(a, stable=True, descending=descending)
+    )
+    np.testing.assert_array_equal(np.asarray(values), cnp.sort(a, descending=descending))
+
+
+def test_a_sort_in_buckets_holds_no_whole_copy_and_stays_lazy_elsewhere():
+    from dask.callbacks import Callback
+
+    n, block = 40_000, 4_000
+    x = xp.asarray(RNG.standard_normal(n), device=xp.DASK, chunks=block)
+    largest = [0]
+
+    class Largest(Callback):
+        def _posttask(self, key, result, dsk, state, id):
+            if "finalize" not in str(key):  # (the whole result, asked for)
+                sizes = [
+                    getattr(r, "nbytes", 0)
+                    for r in (result if isinstance(result, tuple) else (result,))
+                ]
+                largest[0] = max(largest[0], *sizes)
+
+    with Largest():
+        order = _as("sklearn.metrics", "xp.argsort(x, descending=True)", x=x)
+        np.asarray(order)
+    assert 0 < largest[0] <= 2 * block * 8  # (a bucket: about a block, by the splitters)
+    assert xp.argsort(x)._data.numblocks == (1,)  # not a consumer's call: lazy, one block

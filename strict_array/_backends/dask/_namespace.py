@@ -19,7 +19,7 @@ import dask.array as da
 import numpy as np
 from dask.utils import parse_bytes
 
-from . import _keep, _linalg, _plan, _reductions, _set
+from . import _keep, _linalg, _plan, _reductions, _set, _sorting
 from ._basics import (
     flip,
     pair_blocks,
@@ -598,8 +598,8 @@ def build_namespace() -> types.SimpleNamespace:
                  "repeat"):  # fmt: skip
         setattr(ns, name, _sizes_as_asked(getattr(ns, name)))
     ns.take = _checked_take
-    ns.sort = _along_whole_axis(compat.sort)  # type: ignore[attr-defined]
-    ns.argsort = _along_whole_axis(compat.argsort)  # type: ignore[attr-defined]
+    ns.sort = _sorting.sort_or_argsort(_along_whole_axis(compat.sort), indices=False)  # type: ignore[attr-defined]
+    ns.argsort = _sorting.sort_or_argsort(_along_whole_axis(compat.argsort), indices=True)  # type: ignore[attr-defined]
     for name in _reductions.REDUCTIONS:
         setattr(ns, name, _reductions.reduction(name))
     for name in _reductions.NAN_REDUCTIONS:

@@ -1,0 +1,146 @@
+"""``sort`` and ``argsort`` of a long 1-D array on ``DASK``: a sample sort.
+
+Dask's (through ``array_api_compat``) put the whole axis in one block and sort it there
+("This can be extremely inefficient and can lead to out-of-memory errors"): scikit-learn
+sorts every score vector it draws a curve from (``_binary_clf_curve``:
+``argsort(y_score, stable=True, descending=True)``), 256 MiB on 8 GiB of data, with the
+indices and the gathered copies beside it (2.2 GiB for ``average_precision_score``).
+
+Here a 1-D array of known size in several blocks, sorted in a call that asks for sizes
+(a consumer package's, by default scikit-learn's, SciPy's and array-api-extra's: see
+:func:`._compute.sizes_asked`), is sorted in as many blocks:
+
+1. splitters: each block's sorted values sampled at evenly spaced ranks, the samples
+   merged and sampled again (one pass over ``x``, computed at once);
+2. bucket sizes: each block's values counted per bucket between splitters (a second
+   pass, computed at once, so that the result's chunks are known: ``sort`` keeps the
+   shape, and consumers read it);
+3. the result, lazy: each block split by bucket, in block order, and each bucket
+   gathered and sorted by NumPy (``array_api_compat``'s, for ``descending``), stably.
+
+Equal values fall in one bucket and keep their order of appearance within it (the
+parts are gathered in block order), so a stable sort of each bucket is a stable sort
+of the whole; NaN sorts last (first when descending) in every step, as NumPy sorts it.
+The values are NumPy's, bit for bit. A bucket is as large as the number of values
+between two splitters: values with many ties (a score of few distinct values) can make
+one bucket hold a large part of ``x``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import array_api_compat.numpy as cnp
+import dask
+import dask.array as da
+import numpy as np
+
+from ._basics import unknown
+
+__all__ = ["sample_sortable", "sort"]
+
+#: values sampled from each block to choose the splitters
+SAMPLES_PER_BLOCK = 64
+
+
+def sample_sortable(x: da.Array, axis: int) -> bool:
+    """Whether ``x`` is sorted by buckets here: 1-D, of known size, in several blocks,
+    and sorted where computing now is asked for (a consumer's call, or a block of
+    ``strict_array.known_sizes``: the same setting as data-dependent sizes, since the
+    buckets' sizes are computed now); elsewhere ``sort`` stays lazy, in one block."""
+    from ._compute import sizes_asked
+
+    return (
+        x.ndim == 1
+        and axis in (0, -1)
+        and x.numblocks[0] > 1
+        and not unknown(x.shape[0])
+        and sizes_asked()
+    )
+
+
+def _sample(block: np.ndarray) -> np.ndarray:
+    ordered = np.sort(block)
+    if ordered.size == 0:
+        return ordered
+    return ordered[
+        np.linspace(0, ordered.size - 1, min(SAMPLES_PER_BLOCK, ordered.size)).astype(np.intp)
+    ]
+
+
+def _bucket_of(block: np.ndarray, splitters: np.ndarray) -> np.ndarray:
+    # (NumPy's searchsorted orders as its sort does: NaN after every number)
+    return np.searchsorted(splitters, block, side="right")
+
+
+def _split(block: np.ndarray, splitters: np.ndarray, offset: int, indices: bool) -> tuple:
+    """The block's values (and their positions in ``x``) of each bucket, in order."""
+    bucket = _bucket_of(block, splitters)
+    order = np.argsort(bucket, kind="stable")  # (positions in order within each bucket)
+    bounds = np.searchsorted(bucket[order], np.arange(splitters.size + 2))
+    parts = []
+    for j in range(splitters.size + 1):
+        take = order[bounds[j] : bounds[j + 1]]
+        parts.append((block[take], take + offset if indices else None))
+    return tuple(parts)
+
+
+def _sorted_bucket(parts: list, descending: bool, indices: bool) -> np.ndarray:
+    values = np.concatenate([p[0] for p in parts])
+    if not indices:
+        return cnp.sort(values, descending=descending, stable=True)  # type: ignore[attr-defined,no-any-return]
+    positions = np.concatenate([p[1] for p in parts])
+    return positions[cnp.argsort(values, descending=descending, stable=True)]  # type: ignore[attr-defined,no-any-return]
+
+
+def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
+    """``x`` (see :func:`sample_sortable`) sorted, or the positions that sort it
+    (``indices``), stably; ascending or descending. Two passes over ``x`` now, the
+    sort itself when the result is computed."""
+    from ._compute import compute
+
+    nb = x.numblocks[0]
+    samples = da.map_blocks(_sample, x, chunks=((np.nan,) * nb,), dtype=x.dtype)
+    (pooled,) = compute([samples])
+    pooled = np.sort(pooled)
+    picks = np.linspace(0, pooled.size - 1, nb + 1)[1:-1].astype(np.intp)
+    splitters = pooled[picks] if pooled.size else pooled[:0]
+    counts = da.map_blocks(
+        lambda b: np.bincount(_bucket_of(b, splitters), minlength=splitters.size + 1)[None, :],
+        x, chunks=((1,) * nb, (splitters.size + 1,)), new_axis=1, dtype=np.intp,
+    )  # fmt: skip
+    (per_block,) = compute([counts])
+    sizes = per_block.sum(axis=0)
+    offsets = np.cumsum((0, *x.chunks[0][:-1]))
+    split = dask.delayed(_split, nout=splitters.size + 1, pure=True)
+    parts = [split(b, splitters, int(o), indices) for b, o in zip(x.to_delayed().ravel(), offsets)]
+    dtype = np.dtype(np.intp) if indices else x.dtype
+    bucket = dask.delayed(_sorted_bucket, pure=True)
+    order = range(splitters.size, -1, -1) if descending else range(splitters.size + 1)
+    blocks = [
+        da.from_delayed(
+            bucket([p[j] for p in parts], descending, indices),
+            shape=(int(sizes[j]),),
+            dtype=dtype,
+            meta=np.empty((0,), dtype),
+        )
+        for j in order
+        if sizes[j]
+    ]
+    if not blocks:
+        return da.zeros((0,), dtype=dtype, chunks=-1)
+    return da.concatenate(blocks) if len(blocks) > 1 else blocks[0]
+
+
+def sort_or_argsort(whole_axis: Any, indices: bool) -> Any:
+    """The namespace's ``sort`` (or ``argsort``): a sample sort where
+    :func:`sample_sortable`, else ``whole_axis`` (the axis in one block)."""
+
+    def call(
+        x: da.Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True
+    ) -> da.Array:
+        if sample_sortable(x, axis):
+            return sort(x, descending=descending, indices=indices)
+        return whole_axis(x, axis=axis, descending=descending, stable=stable)  # type: ignore[no-any-return]
+
+    return call
