@@ -277,9 +277,15 @@ def _metric(
     def run(d: Data) -> dict[str, Any]:
         with dispatching(d):
             value = _sklearn("metrics", name)(*(getattr(d, a) for a in args), **kwargs)
-        if isinstance(value, tuple):
-            return {f"{i}": v for i, v in enumerate(value)}
-        return {"value": value}
+        if not isinstance(value, tuple):
+            return {"value": value}
+        out: dict[str, Any] = {}
+        for i, v in enumerate(value):
+            if getattr(v, "ndim", 0) == 1:  # a curve: as long as the distinct scores, up to n
+                out.update({f"{i}.{k}": f for k, f in fingerprint(v).items()})
+            else:
+                out[f"{i}"] = v
+        return out
 
 
 for _name, _kw in [("accuracy_score", {}), ("balanced_accuracy_score", {}),
