@@ -8,7 +8,7 @@ indices and the gathered copies beside it (2.2 GiB for ``average_precision_score
 
 Here a 1-D array of known size in several blocks, sorted in a call that asks for sizes
 (a consumer package's, by default scikit-learn's, SciPy's and array-api-extra's: see
-:func:`._compute.sizes_asked`), is sorted in as many blocks:
+:func:`._compute.sizes_asked`), is sorted in a few blocks (:func:`buckets`):
 
 1. splitters: each block's sorted values sampled at evenly spaced ranks, the samples
    merged and sampled again (one pass over ``x``, computed at once);
@@ -34,6 +34,7 @@ import array_api_compat.numpy as cnp
 import dask
 import dask.array as da
 import numpy as np
+from dask.utils import parse_bytes
 
 from ._basics import unknown
 
@@ -57,6 +58,17 @@ def sample_sortable(x: da.Array, axis: int) -> bool:
         and not unknown(x.shape[0])
         and sizes_asked()
     )
+
+
+def buckets(x: da.Array) -> int:
+    """How many buckets: each about half of Dask's ``array.chunk-size`` (the values and
+    the positions that sort them are in memory together), at least 2, at most one per
+    block. Few buckets keep the gathering cheap: taking by a permutation costs a piece
+    per block of the array and bucket of the positions (128 x 128 pieces of a 256 MiB
+    score vector took longer than its sort)."""
+    limit = dask.config.get("array.chunk-size")
+    half = max((parse_bytes(limit) if isinstance(limit, str) else int(limit)) // 2, 1)
+    return max(2, min(x.numblocks[0], -(-x.nbytes // half)))
 
 
 def _sample(block: np.ndarray) -> np.ndarray:
@@ -103,7 +115,7 @@ def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
     samples = da.map_blocks(_sample, x, chunks=((np.nan,) * nb,), dtype=x.dtype)
     (pooled,) = compute([samples])
     pooled = np.sort(pooled)
-    picks = np.linspace(0, pooled.size - 1, nb + 1)[1:-1].astype(np.intp)
+    picks = np.linspace(0, pooled.size - 1, buckets(x) + 1)[1:-1].astype(np.intp)
     splitters = pooled[picks] if pooled.size else pooled[:0]
     counts = da.map_blocks(
         lambda b: np.bincount(_bucket_of(b, splitters), minlength=splitters.size + 1)[None, :],
