@@ -321,3 +321,19 @@ def test_a_sort_in_buckets_holds_no_whole_copy_and_stays_lazy_elsewhere():
         np.asarray(order)
     assert 0 < largest[0] <= 2 * block * 8  # (a bucket: about a block, by the splitters)
     assert xp.argsort(x)._data.numblocks == (1,)  # not a consumer's call: lazy, one block
+
+
+def test_selections_that_select_nothing_pair_whatever_their_blocks():
+    """array-api-extra's isclose selects both operands by a mask that is all False: 128
+    empty blocks of a long vector beside 2 of a broadcast scalar (log_loss on 8 GiB).
+    Blocks that select nothing are dropped, so the two pair as NumPy's would."""
+    a = xp.asarray(np.ones(1280), device=xp.DASK, chunks=10)
+    b = xp.asarray(da.broadcast_to(da.asarray(1.0), (1280,), chunks=640))
+    cond = xp.isinf(a)
+    ta, tb = _as("array_api_extra._lib", "(a[cond], b[cond])", a=a, b=b, cond=cond)
+    both = xp.isinf(ta) & xp.isinf(tb)
+    assert both.shape == (0,) and np.asarray(both).shape == (0,)
+    half = xp.asarray(np.arange(1280) >= 600, device=xp.DASK, chunks=10)
+    picked = _as("sklearn.utils", "a[half]", a=a, half=half)
+    assert picked.shape == (680,) and 0 not in picked._data.chunks[0]
+    assert float(xp.sum(picked)) == 680.0

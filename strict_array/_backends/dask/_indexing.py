@@ -22,7 +22,7 @@ import dask.array as da
 import numpy as np
 
 from ._basics import flip as flip_axes
-from ._basics import paired_unknown_blocks, reshape, whole_axes, whole_axis
+from ._basics import paired_unknown_blocks, reshape, whole_axes, whole_axis, without_empty_blocks
 from ._basics import unknown as _unknown
 from ._namespace import checked_index, take, with_index_length
 
@@ -313,7 +313,9 @@ def select_counted(data: da.Array, axis: int, mask: da.Array, counts: tuple[int,
     out = data[(slice(None),) * axis + (mask,)]
     chunks = list(out.chunks)
     chunks[axis] = counts
-    return da.Array(out.dask, out.name, tuple(chunks), meta=out._meta)
+    # (blocks that select nothing go: Dask cannot pair 128 empty blocks with 2, as a
+    # selection of an 8 GiB vector and one of a broadcast scalar are)
+    return without_empty_blocks(da.Array(out.dask, out.name, tuple(chunks), meta=out._meta))
 
 
 def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any:
