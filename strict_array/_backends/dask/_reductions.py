@@ -71,10 +71,10 @@ def reduction(name: str) -> Any:
                 return nothing
             # (an unknown reduced size may be 0: then NumPy's error, when computed)
             return _nonempty(name, nothing, [_length(x, a) for a in reduced])
-        if not name.startswith(("arg", "cumulative")) and all(x.numblocks[a] == 1 for a in reduced):
-            # nothing to combine across blocks: NumPy's reduction of each block, once.
-            # Dask's would reduce the one partial result again, which is not always the
-            # identity: a product of one complex infinity, (inf+1j), becomes nan+nanj
+        if not name.startswith(("arg", "cumulative")) and all(n == 1 for n in x.numblocks):
+            # all in one block: NumPy's reduction of it, once. Dask's would reduce the one
+            # partial result again, which is not always the identity: a product of one
+            # complex infinity, (inf+1j), becomes nan+nanj
             return _per_block(numpy, x, reduced, axis, **kwargs)
         if name in ("var", "std") and any(
             unknown(c) or c == 0 for a in reduced for c in x.chunks[a]
