@@ -37,6 +37,32 @@ def _never_read(shape, chunks):
     )
 
 
+class _LargestResult:
+    """A Dask callback: the largest result in bytes of any task but the final gathering of
+    what was asked for (proof that no task held a whole large input)."""
+
+    def __init__(self) -> None:
+        from dask.callbacks import Callback
+
+        self.nbytes = 0
+        outer = self
+
+        class _Callback(Callback):
+            def _posttask(self, key, result, dsk, state, id):
+                if "finalize" not in str(key):  # (the whole result, asked for)
+                    parts = result if isinstance(result, tuple) else (result,)
+                    outer.nbytes = max(outer.nbytes, *(getattr(r, "nbytes", 0) for r in parts))
+
+        self._callback = _Callback()
+
+    def __enter__(self) -> _LargestResult:
+        self._callback.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._callback.__exit__(*exc)
+
+
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((60, 5))
 Y = RNG.integers(0, 3, 60).astype(np.float64)
@@ -224,22 +250,13 @@ def test_unique_block_by_block_gives_numpys_values_positions_inverse_and_counts(
 def test_unique_never_holds_more_than_a_block_of_the_input():
     """A label vector is reduced block by block: no task makes a result as large as the
     whole vector (the unique of it in one block sorted a 256 MiB vector on 8 GiB)."""
-    from dask.callbacks import Callback
-
     n, block = 40_000, 4_000
     y = xp.asarray(RNG.integers(0, 5, n).astype(np.float64), device=xp.DASK, chunks=block)
-    largest = [0]
-
-    class Largest(Callback):
-        def _posttask(self, key, result, dsk, state, id):
-            if "finalize" not in str(key):  # (the whole result, asked for)
-                largest[0] = max(largest[0], getattr(result, "nbytes", 0))
-
-    with Largest():
+    with _LargestResult() as largest:
         values, counts = xp.unique_counts(y)
         np.asarray(values), np.asarray(counts)
         np.asarray(xp.unique_inverse(y).inverse_indices)
-    assert 0 < largest[0] <= block * 8
+    assert 0 < largest.nbytes <= block * 8
 
 
 def test_a_consumer_gets_the_inverse_lazy_and_reads_the_labels_once_for_the_values():
@@ -299,27 +316,14 @@ def test_a_consumer_sorts_a_long_vector_in_buckets_with_numpys_values(case, chun
 
 
 def test_a_sort_in_buckets_holds_no_whole_copy_and_stays_lazy_elsewhere():
-    from dask.callbacks import Callback
-
     n, block = 40_000, 4_000
     x = xp.asarray(RNG.standard_normal(n), device=xp.DASK, chunks=block)
-    largest = [0]
-
-    class Largest(Callback):
-        def _posttask(self, key, result, dsk, state, id):
-            if "finalize" not in str(key):  # (the whole result, asked for)
-                sizes = [
-                    getattr(r, "nbytes", 0)
-                    for r in (result if isinstance(result, tuple) else (result,))
-                ]
-                largest[0] = max(largest[0], *sizes)
-
     # buckets of half a chunk: here 32 KiB, a block's size
-    with Largest(), dask.config.set({"array.chunk-size": "64KiB"}):
+    with _LargestResult() as largest, dask.config.set({"array.chunk-size": "64KiB"}):
         order = _as("sklearn.metrics", "xp.argsort(x, descending=True)", x=x)
         assert order._data.numblocks == (n * 8 // (32 * 1024) + 1,)
         np.asarray(order)
-    assert 0 < largest[0] <= 2 * block * 8  # (a bucket: about a block, by the splitters)
+    assert 0 < largest.nbytes <= 2 * block * 8  # (a bucket: about a block, by the splitters)
     assert xp.argsort(x)._data.numblocks == (1,)  # not a consumer's call: lazy, one block
 
 

@@ -18,6 +18,12 @@ def unknown(size: float) -> bool:
     return size != size
 
 
+def config_bytes(key: str, default: str | None = None) -> int:
+    """A ``dask.config`` size in bytes (``"128 MiB"`` or a number)."""
+    v = dask.config.get(key, default)
+    return parse_bytes(v) if isinstance(v, str) else int(v)
+
+
 def without_empty_blocks(x: da.Array) -> da.Array:
     """``x`` with no block of size 0 beside others along a known axis (one of size 0
     stays). Dask gets such chunks wrong: slicing with step -1 returns nothing, a size-1

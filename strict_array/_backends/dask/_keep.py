@@ -32,13 +32,12 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-import dask
 import dask.array as da
 import numpy as np
 from dask.highlevelgraph import HighLevelGraph
-from dask.utils import parse_bytes
 
 from . import _plan
+from ._basics import config_bytes
 
 KEEP_KEY, TOTAL_KEY = "strict_array.keep-bytes", "strict_array.keep-total"
 DEFAULT_KEEP, DEFAULT_TOTAL = "1 MiB", "256 MiB"
@@ -50,11 +49,6 @@ _tracked: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictiona
 _kept: OrderedDict[str, tuple[Any, list, list, int]] = OrderedDict()
 _total = [0]
 _lock = threading.RLock()  # computations run from several threads
-
-
-def _limit(key: str, default: str) -> int:
-    v = dask.config.get(key, default)
-    return parse_bytes(v) if isinstance(v, str) else int(v)
 
 
 def _drop(name: str) -> None:
@@ -75,7 +69,7 @@ def track(*arrays: da.Array) -> None:
         if any(c != c for c in a.shape):
             continue
         if limit is None:
-            limit = _limit(KEEP_KEY, DEFAULT_KEEP)
+            limit = config_bytes(KEEP_KEY, DEFAULT_KEEP)
         if a.nbytes <= limit:
             _tracked[a.name] = a
 
@@ -134,7 +128,7 @@ def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
 
 def candidates(datas: Sequence[da.Array]) -> list[tuple[da.Array, Any, _plan.LayerInfo]]:
     """The small layers of ``datas``' graph worth keeping, as arrays to compute too."""
-    limit = _limit(KEEP_KEY, DEFAULT_KEEP)
+    limit = config_bytes(KEEP_KEY, DEFAULT_KEEP)
     if limit <= 0:
         return []
     graph = _plan._merged_graph(datas)
@@ -181,7 +175,7 @@ def keep(items: Sequence[tuple[Any, _plan.LayerInfo]], values: Sequence[np.ndarr
 def keep_pass(arrays: Sequence[da.Array], step: _plan.Pass, results: Sequence[Any]) -> None:
     """Keep the cut points a planned pass computed (small by the plan's own rule, and
     computed anyway): a later computation does not read the large input for them again."""
-    limit = _limit(KEEP_KEY, DEFAULT_KEEP)
+    limit = config_bytes(KEEP_KEY, DEFAULT_KEEP)
     graph = _plan._merged_graph(arrays) if limit > 0 else None
     if graph is None:
         return
@@ -192,7 +186,7 @@ def keep_pass(arrays: Sequence[da.Array], step: _plan.Pass, results: Sequence[An
 
 
 def _store(name: str, layer: Any, keys: list, blocks: list, nbytes: int) -> None:
-    total = _limit(TOTAL_KEY, DEFAULT_TOTAL)
+    total = config_bytes(TOTAL_KEY, DEFAULT_TOTAL)
     _drop(name)
     try:
         ref = weakref.ref(layer, _dropper(name))

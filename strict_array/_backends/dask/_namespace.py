@@ -17,10 +17,10 @@ import array_api_compat.numpy as cnp
 import dask
 import dask.array as da
 import numpy as np
-from dask.utils import parse_bytes
 
 from . import _keep, _linalg, _plan, _reductions, _set, _sorting
 from ._basics import (
+    config_bytes,
     flip,
     pair_blocks,
     paired_unknown_blocks,
@@ -323,8 +323,7 @@ def _tile_axis(x: da.Array, axis: int, r: int) -> da.Array:
     if x.numblocks[axis] > 1:  # a long axis: its copies are blocks enough
         return da.concatenate([x] * r, axis=axis)
     block = max(math.prod(max(c) for c in x.chunks) * x.dtype.itemsize, 1)
-    limit = dask.config.get("array.chunk-size")
-    copies = max(1, (parse_bytes(limit) if isinstance(limit, str) else int(limit)) // block)
+    copies = max(1, config_bytes("array.chunk-size") // block)
     per = (copies,) * (r // copies) + ((r % copies,) if r % copies else ())
     wide = da.broadcast_to(
         x[(slice(None),) * axis + (None,)],

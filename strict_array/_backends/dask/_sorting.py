@@ -34,9 +34,9 @@ import array_api_compat.numpy as cnp
 import dask
 import dask.array as da
 import numpy as np
-from dask.utils import parse_bytes
 
-from ._basics import unknown
+from ._basics import config_bytes, unknown
+from ._compute import compute, sizes_asked
 
 __all__ = ["sample_sortable", "sort"]
 
@@ -49,8 +49,6 @@ def sample_sortable(x: da.Array, axis: int) -> bool:
     and sorted where computing now is asked for (a consumer's call, or a block of
     ``strict_array.known_sizes``: the same setting as data-dependent sizes, since the
     buckets' sizes are computed now); elsewhere ``sort`` stays lazy, in one block."""
-    from ._compute import sizes_asked
-
     return (
         x.ndim == 1
         and axis in (0, -1)
@@ -66,8 +64,7 @@ def buckets(x: da.Array) -> int:
     block. Few buckets keep the gathering cheap: taking by a permutation costs a piece
     per block of the array and bucket of the positions (128 x 128 pieces of a 256 MiB
     score vector took longer than its sort)."""
-    limit = dask.config.get("array.chunk-size")
-    half = max((parse_bytes(limit) if isinstance(limit, str) else int(limit)) // 2, 1)
+    half = max(config_bytes("array.chunk-size") // 2, 1)
     return max(2, min(x.numblocks[0], -(-x.nbytes // half)))
 
 
@@ -109,8 +106,6 @@ def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
     """``x`` (see :func:`sample_sortable`) sorted, or the positions that sort it
     (``indices``), stably; ascending or descending. Two passes over ``x`` now, the
     sort itself when the result is computed."""
-    from ._compute import compute
-
     nb = x.numblocks[0]
     samples = da.map_blocks(_sample, x, chunks=((np.nan,) * nb,), dtype=x.dtype)
     (pooled,) = compute([samples])
