@@ -15,7 +15,8 @@ subprocess, so that its peak RSS is its own. Columns:
 
 Run from the repository root: ``python benchmarks/bench_sklearn.py --gib 2`` (about 20
 minutes), ``--gib 8 --dir DIR`` (the store is kept in DIR), ``--rows PCA,Ridge`` for
-some rows, ``--cluster``; ``--persist`` instead times each row on DASK arrays persisted in
+some rows, ``--cluster`` (``--cluster-only``: there alone; the client's peak RSS beside
+the workers'); ``--persist`` instead times each row on DASK arrays persisted in
 memory against NumPy's arrays loaded first (the iterative rows' target: within 3x of
 NumPy). NumPy's contender runs under an address-space limit
 (``--numpy-limit``, 20 GiB): beyond it, it fails alone (shown as "MemoryError").
@@ -225,12 +226,37 @@ def same(row: rows.Row, got: dict[str, Any], want: dict[str, Any]) -> tuple[bool
     return ok, worst
 
 
+#: the table's columns of each contender
+COLUMNS = {
+    "dask": ["DASK peak RSS", "DASK time", "passes", "/read"],
+    "cluster": ["cluster time", "client peak", "worker peak", "spilled"],
+    "numpy": ["NumPy peak RSS", "NumPy time"],
+}
+
+
+def _columns(device: str, r: dict[str, Any], read_time: float) -> list[str]:
+    """The :data:`COLUMNS` of one contender's figures ``r``."""
+    took = fmt_time(r["time"]) if "error" not in r else r["error"][:60]
+    if device == "dask":
+        passes = r.get("passes", float("nan"))
+        per_read = r["time"] / (max(passes, 1.0) * read_time)
+        return [fmt_bytes(r["maxrss"]), took, f"{passes:.1f}",
+                f"{per_read:.2f}" if passes == passes else "-"]  # fmt: skip
+    if device == "cluster":
+        return [took, fmt_bytes(r["maxrss"]), fmt_bytes(max(r.get("worker_peaks") or [0])),
+                fmt_bytes(r.get("spilled", 0))]  # fmt: skip
+    return [fmt_bytes(r["maxrss"]), took]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--gib", type=float, default=2.0, help="size of X (2)")
     p.add_argument("--dir", default=None, help="keep the store here (default: a temp dir)")
     p.add_argument("--rows", default="", help="rows whose names contain one of these (a,b)")
     p.add_argument("--cluster", action="store_true", help="also on a LocalCluster")
+    p.add_argument(
+        "--cluster-only", action="store_true", help="on a LocalCluster, not on one machine"
+    )
     p.add_argument("--no-numpy", action="store_true", help="skip NumPy in memory")
     p.add_argument(
         "--persist",
@@ -271,42 +297,24 @@ def main() -> None:
     if args.persist:
         return persisted_table(names, path, args)
     devices = (
-        ["dask"] + (["cluster"] if args.cluster else []) + ([] if args.no_numpy else ["numpy"])
+        ([] if args.cluster_only else ["dask"])
+        + (["cluster"] if args.cluster or args.cluster_only else [])
+        + ([] if args.no_numpy else ["numpy"])
     )
     results: dict[str, dict[str, Any]] = {}
     lines = []
     for name in names:
-        results[name] = {dev: spawn(name, path, dev) for dev in devices}
-        r = results[name]
-        ok, worst = same(rows.ROWS[name], r["dask"], r.get("numpy", {}))
-        dask_r = r["dask"]
-        passes = dask_r.get("passes", float("nan"))
-        line = [
-            name,
-            fmt_bytes(dask_r["maxrss"]),
-            fmt_time(dask_r["time"]) if "error" not in dask_r else dask_r["error"][:60],
-            f"{passes:.1f}",
-            f"{dask_r['time'] / (max(passes, 1.0) * read_time):.2f}" if passes == passes else "-",
-        ]
-        if "cluster" in r:
-            c = r["cluster"]
-            line += [fmt_time(c["time"]) if "error" not in c else c["error"][:40],
-                     fmt_bytes(max(c.get("worker_peaks") or [0])), fmt_bytes(c.get("spilled", 0))]  # fmt: skip
-        if "numpy" in r:
-            nr = r["numpy"]
-            line += [
-                fmt_bytes(nr["maxrss"]),
-                fmt_time(nr["time"]) if "error" not in nr else nr["error"][:40],
-            ]
+        r = results[name] = {dev: spawn(name, path, dev) for dev in devices}
+        line = [name] + [c for dev in devices for c in _columns(dev, r[dev], read_time)]
+        # each distributed contender's values against NumPy's (the cluster's, if alone)
+        want = r.get("numpy", {})
+        checks = [same(rows.ROWS[name], r[dev], want) for dev in devices if dev != "numpy"]
+        ok = None if any(c[0] is None for c in checks) else all(c[0] for c in checks)
+        worst = max((c[1] for c in checks), default=float("nan"))
         line.append("-" if ok is None else f"{'yes' if ok else 'NO'} ({worst:.1e})")
         lines.append(line)
         print("  " + " | ".join(str(c) for c in line), flush=True)
-    headers = ["row", "DASK peak RSS", "DASK time", "passes", "/read"]
-    if args.cluster:
-        headers += ["cluster time", "worker peak", "spilled"]
-    if not args.no_numpy:
-        headers += ["NumPy peak RSS", "NumPy time"]
-    headers.append("same values")
+    headers = ["row"] + [h for dev in devices for h in COLUMNS[dev]] + ["same values"]
     print()
     print(table(headers, lines))
     if args.json:
