@@ -82,7 +82,7 @@ def _prune(a: da.Array) -> None:
         return
     hits = _hits(graph)
     if hits:
-        a.dask = _plan._substitute(graph, hits, [a.name])
+        a.dask = _plan.substitute(graph, hits, [a.name])
 
 
 def _hits(graph: HighLevelGraph) -> dict[str, tuple[list[Any], Sequence[Any]]]:
@@ -105,7 +105,7 @@ def _cut(name: str, layer: Any, keys: list, blocks: list) -> None:
     graph = a.__dask_graph__()
     if not isinstance(graph, HighLevelGraph) or graph.layers.get(name) is not layer:
         return  # (another array of that name, from a rebuilt graph: not this value's)
-    cut = _plan._substitute(graph, {name: (keys, blocks)}, [name])
+    cut = _plan.substitute(graph, {name: (keys, blocks)}, [name])
     a.dask = cut  # (same name, chunks and blocks: only the history goes)
 
 
@@ -113,16 +113,17 @@ def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
     """``datas`` with every layer whose blocks are kept replaced by them."""
     if not _kept:
         return list(datas)
-    graph = _plan._merged_graph(datas)
+    graph = _plan.merged_graph(datas)
     if graph is None:
         return list(datas)
     hits = _hits(graph)
     if not hits:
         return list(datas)
     roots = [d.__dask_layers__()[0] for d in datas]
-    new = _plan._substitute(graph, hits, roots)
+    new = _plan.substitute(graph, hits, roots)
     return [
-        da.Array(_plan._own(new, r), d.name, d.chunks, meta=d._meta) for d, r in zip(datas, roots)
+        da.Array(_plan.own_graph(new, r), d.name, d.chunks, meta=d._meta)
+        for d, r in zip(datas, roots)
     ]
 
 
@@ -131,28 +132,28 @@ def candidates(datas: Sequence[da.Array]) -> list[tuple[da.Array, Any, _plan.Lay
     limit = config_bytes(KEEP_KEY, DEFAULT_KEEP)
     if limit <= 0:
         return []
-    graph = _plan._merged_graph(datas)
+    graph = _plan.merged_graph(datas)
     if graph is None:
         return []
     layers = graph.layers
     deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
-    info = {k: _plan._layer_info(k, layer, False) for k, layer in layers.items()}
+    info = {k: _plan.layer_info(k, layer, False) for k, layer in layers.items()}
     small = {k for k, i in info.items() if i.nbytes is not None and i.nbytes <= limit}
     # a layer whose blocks are data already (an input, a kept value) costs nothing
     data_layers = {k for k in layers if not deps[k]}
     # costly: reached from a layer that is not known to be small
     costly: dict[str, bool] = {}
-    for k in _plan._toposort(set(layers), deps):
+    for k in _plan.toposort(set(layers), deps):
         costly[k] = any(costly[d] or (d not in small and d not in data_layers) for d in deps[k])
     outs = {d.name for d in datas}
     found = []
     for k in small:
         if k in outs or not costly[k] or k in _kept:
             continue
-        if not _plan._substitutable(info[k], layers[k]):
+        if not _plan.substitutable(info[k], layers[k]):
             continue
         i = info[k]
-        arr = da.Array(_plan._own(graph, k), k, i.chunks, dtype=i.dtype)
+        arr = da.Array(_plan.own_graph(graph, k), k, i.chunks, dtype=i.dtype)
         found.append((arr, layers[k], i))
     return found
 
@@ -166,7 +167,7 @@ def keep(items: Sequence[tuple[Any, _plan.LayerInfo]], values: Sequence[np.ndarr
     for (layer, info), value in zip(items, values):
         value = np.asarray(value)
         assert info.chunks is not None  # (a candidate's chunks are known)
-        keys = _plan._block_keys(info)
+        keys = _plan.block_keys(info)
         offsets = [np.cumsum((0, *c)) for c in info.chunks]
         blocks = [value[tuple(slice(o[i], o[i + 1]) for o, i in zip(offsets, k[1:]))] for k in keys]
         _store(info.name, layer, keys, blocks, value.nbytes)
@@ -176,13 +177,13 @@ def keep_pass(arrays: Sequence[da.Array], step: _plan.Pass, results: Sequence[An
     """Keep the cut points a planned pass computed (small by the plan's own rule, and
     computed anyway): a later computation does not read the large input for them again."""
     limit = config_bytes(KEEP_KEY, DEFAULT_KEEP)
-    graph = _plan._merged_graph(arrays) if limit > 0 else None
+    graph = _plan.merged_graph(arrays) if limit > 0 else None
     if graph is None:
         return
     for info, blocks in zip(step.layers, results):
         layer = graph.layers.get(info.name)
         if layer is not None and info.nbytes is not None and info.nbytes <= limit:
-            _store(info.name, layer, _plan._block_keys(info), list(blocks), info.nbytes)
+            _store(info.name, layer, _plan.block_keys(info), list(blocks), info.nbytes)
 
 
 def _store(name: str, layer: Any, keys: list, blocks: list, nbytes: int) -> None:

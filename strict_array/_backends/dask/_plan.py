@@ -78,11 +78,18 @@ __all__ = [
     "LayerInfo",
     "Pass",
     "Plan",
+    "block_keys",
     "compute",
     "declare",
     "execute",
+    "layer_info",
+    "merged_graph",
+    "own_graph",
     "plan",
     "rewrite",
+    "substitutable",
+    "substitute",
+    "toposort",
 ]
 
 #: the default for ``small_bytes`` is ``threshold_bytes // 16``, at most this: values
@@ -168,7 +175,7 @@ def declare(*arrays: da.Array) -> None:
         layer.collection_annotations = ann
 
 
-def _layer_info(name: str, layer: Any, trust_dask: bool) -> LayerInfo:
+def layer_info(name: str, layer: Any, trust_dask: bool) -> LayerInfo:
     ann = getattr(layer, "collection_annotations", None) or {}
     declared = ann.get(DECLARED)
     if declared is not None:
@@ -196,12 +203,12 @@ def _array_info(a: da.Array) -> LayerInfo:
     return LayerInfo(a.name, tuple(a.shape), a.dtype, tuple(a.chunks), nbytes)
 
 
-def _block_keys(info: LayerInfo) -> list[tuple]:
+def block_keys(info: LayerInfo) -> list[tuple]:
     assert info.numblocks is not None
     return [(info.name, *idx) for idx in np.ndindex(*info.numblocks)]
 
 
-def _substitutable(info: LayerInfo, layer: Any) -> bool:
+def substitutable(info: LayerInfo, layer: Any) -> bool:
     """Whether the layer's tasks are exactly one per block of its annotated chunks
     (so that its computed blocks can replace it)."""
     if info.nbytes is None or info.chunks is None:
@@ -212,7 +219,7 @@ def _substitutable(info: LayerInfo, layer: Any) -> bool:
         keys = set(layer.get_output_keys())
     except Exception:  # an unusual layer: do not touch it
         return False
-    return keys == set(_block_keys(info))
+    return keys == set(block_keys(info))
 
 
 # --- the plan --------------------------------------------------------------------------
@@ -280,7 +287,7 @@ class Plan:
         return "\n".join(lines)
 
 
-def _merged_graph(arrays: Sequence[da.Array]) -> HighLevelGraph | None:
+def merged_graph(arrays: Sequence[da.Array]) -> HighLevelGraph | None:
     graphs = [a.__dask_graph__() for a in arrays]
     hlgs = [g for g in graphs if isinstance(g, HighLevelGraph)]
     if len(hlgs) != len(graphs):
@@ -314,7 +321,7 @@ def _by_name(node: Any) -> str:
     return node if type(node) is str else repr(node)
 
 
-def _toposort(nodes: set[str], deps: dict[str, set[str]]) -> list[str]:
+def toposort(nodes: set[str], deps: dict[str, set[str]]) -> list[str]:
     """Dependencies before dependents (deterministic: ties by name)."""
     indegree = {n: len(deps[n] & nodes) for n in nodes}
     dependents: dict[str, list[str]] = {n: [] for n in nodes}
@@ -345,7 +352,7 @@ def _next_level(
 ) -> tuple[list[str], list[str]]:
     """The cut points of the next pass, and the large layers they are cut from."""
     live = _reachable(outputs, deps)
-    order = _toposort(live, deps)
+    order = toposort(live, deps)
     bit = {n: 1 << i for i, n in enumerate(order)}
     dependents: dict[str, list[str]] = {n: [] for n in order}
     for n in order:
@@ -496,19 +503,19 @@ def plan(
         small_bytes = max(1, min(threshold_bytes // 16, SMALL_BYTES_CAP))
     small_bytes = int(small_bytes)
     names = tuple(a.name for a in arrays)
-    graph = _merged_graph(arrays)
+    graph = merged_graph(arrays)
     out_layers = [a.__dask_layers__()[0] for a in arrays]
     levels: list[tuple[list[str], list[str]]] = []
     info: dict[str, LayerInfo] = {}
     if graph is not None and all(n in graph.layers for n in out_layers):
         layers = graph.layers
         deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
-        info = {k: _layer_info(k, layer, trust_dask) for k, layer in layers.items()}
+        info = {k: layer_info(k, layer, trust_dask) for k, layer in layers.items()}
         live = _reachable(out_layers, deps)
         candidates = {
             k
             for k in live
-            if (info[k].nbytes or 0) <= small_bytes and _substitutable(info[k], layers[k])
+            if (info[k].nbytes or 0) <= small_bytes and substitutable(info[k], layers[k])
         }
         while True:
             level, shared = _next_level(
@@ -539,7 +546,7 @@ class _Blocks:
         self.graph = graph
         self.name = name
         self.info = info
-        self.keys = [(name, *k[1:]) for k in _block_keys(info)]
+        self.keys = [(name, *k[1:]) for k in block_keys(info)]
         self.__dask_optimize__ = da.Array.__dask_optimize__
 
     def __dask_graph__(self) -> HighLevelGraph:
@@ -582,7 +589,7 @@ def _rename(
     renamed = set(changed) & graph.layers.keys()
     if not renamed:
         return graph, {}
-    for n in _toposort(set(graph.layers), deps):
+    for n in toposort(set(graph.layers), deps):
         if deps[n] & renamed:
             renamed.add(n)
     keys: set = set()
@@ -619,7 +626,7 @@ def _rename(
     return HighLevelGraph(layers, new_deps), new_name
 
 
-def _own(graph: HighLevelGraph, *name: str) -> HighLevelGraph:
+def own_graph(graph: HighLevelGraph, *name: str) -> HighLevelGraph:
     """The layers ``name`` depends on, and it. (Each collection gets only its own
     layers: this Dask's single-collection compute makes the finalize task depend on
     the graph's leaf layers, and could fuse away a requested layer that is not one.)"""
@@ -636,7 +643,7 @@ def _own(graph: HighLevelGraph, *name: str) -> HighLevelGraph:
     )
 
 
-def _substitute(
+def substitute(
     graph: HighLevelGraph, values: dict[str, tuple[list, Sequence]], roots: Sequence[str]
 ) -> HighLevelGraph:
     """``graph`` with each layer in ``values`` replaced by its computed blocks (no
@@ -700,31 +707,31 @@ def _passes(
     run = compute if compute is not None else _default_compute(**kwargs)
     if not p.reductions:
         return tuple(arrays), run
-    graph = _merged_graph(arrays)
+    graph = merged_graph(arrays)
     assert graph is not None
     roots = [a.__dask_layers__()[0] for a in arrays]
     history = tokenize("strict_array-plan", p.output_names)
     for step in p.reductions:
         # this pass's part of the graph, under new keys
-        part = _own(graph, *(li.name for li in step.layers))
+        part = own_graph(graph, *(li.name for li in step.layers))
         current, new_name = _rename(part, set(part.layers), ("pass", step.index, history))
         collections = []
         for li in step.layers:
             name = new_name.get(li.name, li.name)
-            collections.append(_Blocks(_own(current, name), name, li))
+            collections.append(_Blocks(own_graph(current, name), name, li))
         results = run(step, collections)
         values = {}
         for coll, blocks in zip(collections, results):
-            keys = _block_keys(coll.info)
+            keys = block_keys(coll.info)
             _check_blocks(coll.info, keys, blocks)
             values[coll.info.name] = (keys, blocks)
-        graph = _substitute(graph, values, roots)
+        graph = substitute(graph, values, roots)
         history = tokenize(history, [(k, v[1]) for k, v in sorted(values.items())])
     final, new_name = _rename(graph, set(graph.layers), ("final", history))
     out = []
     for a, r in zip(arrays, roots):
         name = new_name.get(r, r)
-        out.append(da.Array(_own(final, name), name, a.chunks, meta=a._meta))
+        out.append(da.Array(own_graph(final, name), name, a.chunks, meta=a._meta))
     return tuple(out), run
 
 
