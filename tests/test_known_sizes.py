@@ -37,14 +37,22 @@ def _never_read(shape, chunks):
     )
 
 
+def _nbytes(value: object) -> int:
+    if isinstance(value, (tuple, list)):
+        return sum(map(_nbytes, value))
+    return getattr(value, "nbytes", 0)
+
+
 class _LargestResult:
     """A Dask callback: the largest result in bytes of any task but the final gathering of
-    what was asked for (proof that no task held a whole large input)."""
+    what was asked for (proof that no task held a whole large input), and the most bytes
+    of results held at once (``held``)."""
 
     def __init__(self) -> None:
         from dask.callbacks import Callback
 
         self.nbytes = 0
+        self.held = 0
         outer = self
 
         class _Callback(Callback):
@@ -52,6 +60,7 @@ class _LargestResult:
                 if "finalize" not in str(key):  # (the whole result, asked for)
                     parts = result if isinstance(result, tuple) else (result,)
                     outer.nbytes = max(outer.nbytes, *(getattr(r, "nbytes", 0) for r in parts))
+                outer.held = max(outer.held, sum(map(_nbytes, state["cache"].values())))
 
         self._callback = _Callback()
 
@@ -292,10 +301,13 @@ def _sort_cases():
     ]
 
 
+@pytest.mark.parametrize("groups", ["one", "several"])
 @pytest.mark.parametrize("descending", [False, True])
 @pytest.mark.parametrize("chunks", [100, 333, 7])
 @pytest.mark.parametrize("case", range(7))
-def test_a_consumer_sorts_a_long_vector_in_buckets_with_numpys_values(case, chunks, descending):
+def test_a_consumer_sorts_a_long_vector_in_buckets_with_numpys_values(
+    case, chunks, descending, groups
+):
     """A consumer's sort of a 1-D array in several blocks (scikit-learn's curves:
     argsort(y_score, stable=True, descending=True)) is a sample sort: as many blocks as
     x, known sizes, NumPy's stable order bit for bit (ties in order of appearance, NaN
@@ -304,8 +316,12 @@ def test_a_consumer_sorts_a_long_vector_in_buckets_with_numpys_values(case, chun
 
     a = _sort_cases()[case]
     x = xp.asarray(a, device=xp.DASK, chunks=chunks)
-    indices = _as("sklearn.metrics", "xp.argsort(x, stable=True, descending=d)", x=x, d=descending)
-    values = _as("sklearn.metrics", "xp.sort(x, descending=d)", x=x, d=descending)
+    # (a chunk of 2 KiB: each group of buckets reads x anew, in 4 to 8 groups)
+    with dask.config.set({"array.chunk-size": "128MiB" if groups == "one" else "2KiB"}):
+        indices = _as(
+            "sklearn.metrics", "xp.argsort(x, stable=True, descending=d)", x=x, d=descending
+        )
+        values = _as("sklearn.metrics", "xp.sort(x, descending=d)", x=x, d=descending)
     assert indices.shape == values.shape == a.shape
     if np.unique(a).size > 2:  # (equal values share a bucket: two values may fill one)
         assert indices._data.numblocks[0] > 1 and values._data.numblocks[0] > 1
@@ -318,13 +334,44 @@ def test_a_consumer_sorts_a_long_vector_in_buckets_with_numpys_values(case, chun
 def test_a_sort_in_buckets_holds_no_whole_copy_and_stays_lazy_elsewhere():
     n, block = 40_000, 4_000
     x = xp.asarray(RNG.standard_normal(n), device=xp.DASK, chunks=block)
-    # buckets of half a chunk: here 32 KiB, a block's size
-    with _LargestResult() as largest, dask.config.set({"array.chunk-size": "64KiB"}):
+    # buckets of a sixteenth of a chunk: here 16 KiB, half a block
+    with _LargestResult() as largest, dask.config.set({"array.chunk-size": "256KiB"}):
         order = _as("sklearn.metrics", "xp.argsort(x, descending=True)", x=x)
-        assert order._data.numblocks == (n * 8 // (32 * 1024) + 1,)
+        assert order._data.numblocks == (n // block,)  # (at most one per block)
         np.asarray(order)
     assert 0 < largest.nbytes <= 2 * block * 8  # (a bucket: about a block, by the splitters)
     assert xp.argsort(x)._data.numblocks == (1,)  # not a consumer's call: lazy, one block
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_a_long_sort_gathers_its_buckets_in_groups_each_reading_x_anew(descending):
+    """The pieces of a group of buckets (every block's values of them, with their
+    positions) are held until its buckets are sorted: all of x in one group held a copy
+    of x and its positions (average_precision_score on 8 GiB: 1.2 GiB). A group holds
+    about a chunk, and reads x anew."""
+    n, block = 40_000, 1_000
+    a = RNG.standard_normal(n)
+    reads = []
+
+    def read(b, block_info=None):
+        reads.append(block_info[0]["chunk-location"])
+        return b
+
+    x = xp.asarray(da.from_array(a, chunks=block).map_blocks(read, dtype=a.dtype))
+    held = {}
+    for name, size in (("one group", "1GiB"), ("groups", "64KiB")):
+        reads.clear()
+        # 64 KiB: buckets of 4 KiB (one per block: 40), positions and values of x
+        # (640 KB) in groups of 64 KiB: 10 groups
+        with _LargestResult() as largest, dask.config.set({"array.chunk-size": size}):
+            order = _as("sklearn.metrics", "xp.argsort(x, descending=d)", x=x, d=descending)
+            got = np.asarray(order)
+        np.testing.assert_array_equal(got, np.argsort(-a if descending else a, stable=True))
+        held[name] = largest.held
+        if name == "groups":  # samples, counts, then each group's reading
+            assert len(reads) == (2 + 10) * (n // block)
+    # the result itself (320 KB of positions) is held whole when computed
+    assert held["groups"] < n * 8 + 2 * 64 * 1024 < held["one group"]
 
 
 def test_selections_that_select_nothing_pair_whatever_their_blocks():
