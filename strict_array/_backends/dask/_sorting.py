@@ -17,6 +17,9 @@ Here a 1-D array of known size in several blocks, sorted in a call that asks for
    shape, and consumers read it);
 3. the result, lazy: each block split by bucket, in block order, and each bucket
    gathered and sorted by NumPy (``array_api_compat``'s, for ``descending``), stably.
+   The buckets are gathered in groups (:func:`groups`), each from its own computation
+   of ``x``, so that the pieces waiting for their bucket are about a chunk, not a copy
+   of ``x`` and its positions.
 
 Equal values fall in one bucket and keep their order of appearance within it (the
 parts are gathered in block order), so a stable sort of each bucket is a stable sort
