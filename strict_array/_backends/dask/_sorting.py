@@ -80,7 +80,7 @@ def groups(x: da.Array, indices: bool, n_buckets: int) -> int:
     hold a copy of ``x`` (and its positions). A group holds about Dask's
     ``array.chunk-size``; ``x`` is computed once per group (a Zarr vector is read
     again: 256 MiB from the page cache per group on 8 GiB of data)."""
-    held = x.nbytes * (2 if indices else 1)
+    held = x.nbytes + (x.size * np.dtype(np.intp).itemsize if indices else 0)
     return int(max(1, min(n_buckets, -(-held // max(config_bytes("array.chunk-size"), 1)))))
 
 
@@ -101,8 +101,8 @@ def _bucket_of(block: np.ndarray, splitters: np.ndarray) -> np.ndarray:
 def _split(
     block: np.ndarray, splitters: np.ndarray, offset: int, indices: bool, first: int, stop: int
 ) -> tuple:
-    """The block's values (and their positions in ``x``) of buckets ``first`` to
-    ``stop``, each in order."""
+    """The block's values (and their positions in ``x``) of each bucket from ``first``
+    up to ``stop`` (excluded), in order."""
     bucket = _bucket_of(block, splitters)
     order = np.argsort(bucket, kind="stable")  # (positions in order within each bucket)
     bounds = np.searchsorted(bucket[order], np.arange(first, stop + 1))
@@ -142,7 +142,7 @@ def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
     bucket = dask.delayed(_sorted_bucket, pure=True)
     n_buckets = splitters.size + 1
     n_groups = groups(x, indices, n_buckets)
-    sorted_buckets: dict[int, da.Array] = {}
+    blocks = []  # (in ascending order of buckets)
     for g in range(n_groups):
         first, stop = g * n_buckets // n_groups, (g + 1) * n_buckets // n_groups
         # (each group reads x anew: its pieces are released when its buckets are sorted)
@@ -152,15 +152,18 @@ def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
             split(b, splitters, int(o), indices, first, stop)
             for b, o in zip(xg.to_delayed().ravel(), offsets)
         ]
-        for j in range(first, stop):
-            if sizes[j]:
-                sorted_buckets[j] = da.from_delayed(
-                    bucket([p[j - first] for p in parts], descending, indices),
-                    shape=(int(sizes[j]),),
-                    dtype=dtype,
-                    meta=np.empty((0,), dtype),
-                )
-    blocks = [sorted_buckets[j] for j in sorted(sorted_buckets, reverse=descending)]
+        blocks += [
+            da.from_delayed(
+                bucket([p[j - first] for p in parts], descending, indices),
+                shape=(int(sizes[j]),),
+                dtype=dtype,
+                meta=np.empty((0,), dtype),
+            )
+            for j in range(first, stop)
+            if sizes[j]
+        ]
+    if descending:
+        blocks.reverse()
     if not blocks:
         return da.zeros((0,), dtype=dtype, chunks=-1)
     return da.concatenate(blocks) if len(blocks) > 1 else blocks[0]
