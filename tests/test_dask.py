@@ -1324,6 +1324,35 @@ def test_assigning_a_lazy_value_does_not_copy_its_graph():
     np.testing.assert_array_equal(np.asarray(a), np.eye(6))
 
 
+@pytest.mark.parametrize("target_chunks", [-1, (3000, 1000)])
+def test_columns_assigned_from_row_blocks_stream_with_their_input(target_chunks):
+    """``log_prob[:, k] = v_k`` into an array of Dask's own blocks (GaussianMixture's
+    E-step): the target takes the values' row blocks, so that the assignment goes block
+    by block with the input. Fitted to the target's one or two blocks, each column
+    gathered all its row blocks into one task, and in GaussianMixture's graph the input's
+    products waited in memory for the last column (5 GiB held for 2 GiB of data)."""
+
+    def block(block_info=None):  # x read block by block, as from a file
+        return np.random.default_rng(block_info[None]["chunk-location"][0]).random((250, 8))
+
+    x = xp.asarray(da.map_blocks(block, chunks=((250,) * 16, (8,)), dtype=np.float64))
+    xn = np.concatenate([np.random.default_rng(i).random((250, 8)) for i in range(16)])
+    projections = np.random.default_rng(0).standard_normal((3, 8, 8))
+    log_prob = xp.empty((4000, 3), device=xp.DASK, chunks=target_chunks)
+    for k in range(3):
+        y = x @ xp.asarray(projections[k], device=xp.DASK)
+        log_prob[:, k] = xp.sum(y * y, axis=1)
+    assert log_prob._data.chunks[0] == x._data.chunks[0]
+    got = np.asarray(log_prob)
+    want = np.stack([((xn @ p) ** 2).sum(axis=1) for p in projections], axis=1)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    # the value's row blocks are the target's where it is already split more finely
+    fine = xp.zeros((4000, 3), device=xp.DASK, chunks=(125, 3))
+    fine[:, 0] = log_prob[:, 0]
+    assert fine._data.chunks[0] == (125,) * 32
+    np.testing.assert_array_equal(np.asarray(fine)[:, 0], want[:, 0])
+
+
 def test_local_computations_give_blas_one_thread_per_dask_thread():
     threadpoolctl = pytest.importorskip("threadpoolctl")
 

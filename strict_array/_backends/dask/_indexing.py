@@ -417,10 +417,45 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
     ):
         return _assign_in_one_block(data, key, value)
     if isinstance(value, da.Array):
-        return _setitem_shallow(data, key, value)
+        return _setitem_shallow(_split_as_value(data, parts, value, region), key, value)
     out = data.copy()
     out[key] = value
     return out
+
+
+def _split_as_value(data: da.Array, parts: tuple, value: da.Array, region: tuple) -> da.Array:
+    """``data`` rechunked as the value along each axis that the key takes whole and
+    that the value splits in more blocks than ``data`` does.
+
+    Dask's setitem fits the value to ``data``'s blocks: ``log_prob[:, k] = v`` (an
+    ``(n, c)`` array made by ``empty``, in one or two blocks of Dask's choosing, and a
+    column ``v`` in the row blocks of the data it is computed from, as scikit-learn's
+    GaussianMixture builds its E-step) gathers many blocks of ``v`` into one task,
+    which waits for all of them and for what they are computed from: with several such
+    columns computed from one large input, the input's blocks (or each column's
+    intermediate blocks) wait in memory for the last column. Rechunked as the value,
+    the assignment is block by block and streams with it.
+    """
+    explicit = sum(p is not Ellipsis for p in parts)
+    whole: list[Any] = []
+    for p in parts:
+        whole.extend([slice(None)] * (data.ndim - explicit) if p is Ellipsis else [p])
+    whole += [slice(None)] * (data.ndim - len(whole))
+    kept = [a for a, p in enumerate(whole) if isinstance(p, slice)]  # the region's axes
+    if len(kept) != len(region):
+        return data
+    lead = len(region) - value.ndim
+    chunks = {}
+    for r, a in enumerate(kept):
+        i = r - lead
+        if (
+            i >= 0
+            and whole[a].indices(data.shape[a]) == (0, data.shape[a], 1)
+            and value.shape[i] == data.shape[a]
+            and value.numblocks[i] > data.numblocks[a]
+        ):
+            chunks[a] = value.chunks[i]
+    return data.rechunk(chunks) if chunks else data
 
 
 def _assign_in_one_block(data: da.Array, key: Any, value: Any) -> da.Array:
