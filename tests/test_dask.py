@@ -1330,7 +1330,8 @@ def test_columns_assigned_from_row_blocks_stream_with_their_input(target_chunks)
     E-step): the target takes the values' row blocks, so that the assignment goes block
     by block with the input. Fitted to the target's one or two blocks, each column
     gathered all its row blocks into one task, and in GaussianMixture's graph the input's
-    products waited in memory for the last column (5 GiB held for 2 GiB of data)."""
+    products waited in memory for the last column (5 GiB held for 2 GiB of data). The
+    target, made by ``empty``, is made again in the new blocks rather than rechunked."""
 
     def block(block_info=None):  # x read block by block, as from a file
         return np.random.default_rng(block_info[None]["chunk-location"][0]).random((250, 8))
@@ -1343,6 +1344,8 @@ def test_columns_assigned_from_row_blocks_stream_with_their_input(target_chunks)
         y = x @ xp.asarray(projections[k], device=xp.DASK)
         log_prob[:, k] = xp.sum(y * y, axis=1)
     assert log_prob._data.chunks[0] == x._data.chunks[0]
+    # made again in those blocks, not rechunked: each block made when it is used
+    assert not [n for n in log_prob._data.__dask_graph__().layers if n.startswith("rechunk")]
     got = np.asarray(log_prob)
     want = np.stack([((xn @ p) ** 2).sum(axis=1) for p in projections], axis=1)
     np.testing.assert_allclose(got, want, rtol=1e-12)
@@ -1351,6 +1354,12 @@ def test_columns_assigned_from_row_blocks_stream_with_their_input(target_chunks)
     fine[:, 0] = log_prob[:, 0]
     assert fine._data.chunks[0] == (125,) * 32
     np.testing.assert_array_equal(np.asarray(fine)[:, 0], want[:, 0])
+    filled = xp.full((4000, 3), 7.0, device=xp.DASK, chunks=target_chunks)  # made again
+    filled[:, 1] = log_prob[:, 1]
+    assert filled._data.chunks[0] == x._data.chunks[0]
+    np.testing.assert_array_equal(
+        np.asarray(filled), np.insert(np.full((4000, 2), 7.0), 1, want[:, 1], axis=1)
+    )
 
 
 def test_local_computations_give_blas_one_thread_per_dask_thread():

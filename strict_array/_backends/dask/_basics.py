@@ -1,9 +1,11 @@
 """The helpers every part of the Dask backend needs: unknown sizes, reshape, flip,
-and an axis in one block."""
+an axis in one block, and rechunking."""
 
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import array_api_compat.dask.array as compat
@@ -104,6 +106,36 @@ def pair_blocks(arrays: list[Any], places: list[tuple[int, int]]) -> None:
     if any(arrays[i].numblocks[j] > 1 for i, j in unknown_at):
         for i, j in unknown_at:
             arrays[i] = whole_axis(arrays[i], j)
+
+
+#: how the arrays made by zeros, ones, empty and full were made, by name (Dask's names
+#: of them are tokens of how: the same name, the same array); the oldest are forgotten
+_MADE: OrderedDict[str, Callable[[tuple], da.Array]] = OrderedDict()
+_MADE_KEPT = 1024
+
+
+def made_from_nothing(x: da.Array, remake: Callable[[tuple], da.Array]) -> da.Array:
+    """Note that ``x`` depends on no data and is ``remake(chunks)`` in other chunks."""
+    _MADE[x.name] = remake
+    _MADE.move_to_end(x.name)
+    while len(_MADE) > _MADE_KEPT:
+        _MADE.popitem(last=False)
+    return x
+
+
+def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
+    """``x`` in other blocks along the axes of ``chunks``.
+
+    An array made from nothing (zeros, empty, ...) is made again in the new blocks:
+    rechunked, all of its pieces would be ready at once, before any data, and Dask's
+    order makes them first, so that the whole array is in memory before its first
+    block is used (an ``(n, 3)`` array beside the row blocks of an ``(n, 32)`` input,
+    in GaussianMixture's E-step: as much memory as 3 blocks of the input, at any n).
+    """
+    remake = _MADE.get(x.name)
+    if remake is None:
+        return x.rechunk(chunks)
+    return remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
 
 
 def whole_axis(x: da.Array, axis: int) -> da.Array:

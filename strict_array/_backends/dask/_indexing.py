@@ -22,7 +22,14 @@ import dask.array as da
 import numpy as np
 
 from ._basics import flip as flip_axes
-from ._basics import paired_unknown_blocks, reshape, whole_axes, whole_axis, without_empty_blocks
+from ._basics import (
+    paired_unknown_blocks,
+    rechunk,
+    reshape,
+    whole_axes,
+    whole_axis,
+    without_empty_blocks,
+)
 from ._basics import unknown as _unknown
 from ._namespace import checked_index, take, with_index_length
 
@@ -455,7 +462,7 @@ def _split_as_value(data: da.Array, parts: tuple, value: da.Array, region: tuple
             and value.numblocks[i] > data.numblocks[a]
         ):
             chunks[a] = value.chunks[i]
-    return data.rechunk(chunks) if chunks else data
+    return rechunk(data, chunks) if chunks else data
 
 
 def _assign_in_one_block(data: da.Array, key: Any, value: Any) -> da.Array:

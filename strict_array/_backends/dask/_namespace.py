@@ -22,6 +22,7 @@ from . import _keep, _linalg, _plan, _reductions, _set, _sorting
 from ._basics import (
     config_bytes,
     flip,
+    made_from_nothing,
     pair_blocks,
     paired_unknown_blocks,
     reshape,
@@ -155,7 +156,8 @@ def _creation(name: str) -> Any:
         shape: Any, *args: Any, dtype: Any = None, chunks: Any = None, **kwargs: Any
     ) -> da.Array:
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        return make(shape, *args, dtype=dtype, chunks=auto_chunks(shape, chunks))
+        x = make(shape, *args, dtype=dtype, chunks=auto_chunks(shape, chunks))
+        return made_from_nothing(x, lambda chunks: make(shape, *args, dtype=x.dtype, chunks=chunks))
 
     return create
 
