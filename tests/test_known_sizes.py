@@ -377,6 +377,53 @@ def test_a_long_sort_gathers_its_buckets_in_groups_each_reading_x_anew(descendin
     assert held["groups"] < n * 8 + 2 * 64 * 1024 < held["one group"]
 
 
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize(("size", "y_chunks"), [("128MiB", 100), ("2KiB", 100), ("2KiB", 77)])
+@pytest.mark.parametrize("case", [0, 1, 2, 6])
+def test_arrays_taken_by_a_consumers_argsort_are_sorted_alike(case, size, y_chunks, descending):
+    """``y_true[argsort(y_score)]`` (scikit-learn's curves take the labels, the scores and
+    the weights by the score's order): each array is sorted in the argsort's buckets,
+    carried beside the key, block by block (Dask's take by a lazy index pairs every
+    block of the index with every block of the array); NumPy's values, ties in order."""
+    import array_api_compat.numpy as cnp
+
+    a = _sort_cases()[case]
+    carried = [np.arange(a.size) * 1.5, RNG.integers(0, 2, a.size).astype(bool), a]
+    x = xp.asarray(a, device=xp.DASK, chunks=100)
+    with dask.config.set({"array.chunk-size": size}):
+        order = _as(
+            "sklearn.metrics", "xp.argsort(x, stable=True, descending=d)", x=x, d=descending
+        )
+        want_order = cnp.argsort(a, stable=True, descending=descending)
+        for c in carried:
+            y = xp.asarray(c, device=xp.DASK, chunks=y_chunks)
+            for taken in (y[order], xp.take(y, order), y[order, ...]):
+                layers = taken._data.__dask_graph__().layers
+                assert not [n for n in layers if n.startswith("slice_with_int_dask_array")]
+                np.testing.assert_array_equal(np.asarray(taken), c[want_order])
+
+
+def test_an_argsort_taken_from_another_length_or_forgotten_is_numpys_take():
+    """Only an array as long as the argsort's is sorted alike: a longer one is taken
+    (every position is in it), a shorter one raises NumPy's IndexError; a take by an
+    argsort that is no longer remembered is Dask's, with the same values."""
+    from strict_array._backends.dask import _sorting
+
+    a = RNG.standard_normal(1000)
+    x = xp.asarray(a, device=xp.DASK, chunks=100)
+    order = _as("sklearn.metrics", "xp.argsort(x)", x=x)
+    longer = np.arange(1500.0)
+    np.testing.assert_array_equal(
+        np.asarray(xp.asarray(longer, device=xp.DASK, chunks=100)[order]), longer[np.argsort(a)]
+    )
+    shorter = xp.asarray(np.arange(900.0), device=xp.DASK, chunks=100)
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 900"):
+        np.asarray(shorter[order])
+    _sorting._ORDERS.clear()
+    taken = xp.asarray(a * 2, device=xp.DASK, chunks=300)[order]
+    np.testing.assert_array_equal(np.asarray(taken), (a * 2)[np.argsort(a)])
+
+
 def test_selections_that_select_nothing_pair_whatever_their_blocks():
     """array-api-extra's isclose selects both operands by a mask that is all False: 128
     empty blocks of a long vector beside 2 of a broadcast scalar (log_loss on 8 GiB).

@@ -32,6 +32,7 @@ from ._basics import (
 )
 from ._basics import unknown as _unknown
 from ._namespace import checked_index, take, with_index_length
+from ._sorting import order_of
 
 _INDEX_ARRAYS = (da.Array, np.ndarray)
 
@@ -84,7 +85,8 @@ def _gather_points(data: da.Array, parts: tuple, axes: list[int] | None = None) 
     flat = None
     for axis, (index, size) in enumerate(zip(indices, lead)):
         stride = int(np.prod(lead[axis + 1 :], dtype=np.int64))
-        term = checked_index(index, size, axis if axes is None else axes[axis]) * stride
+        term = checked_index(index, size, axis if axes is None else axes[axis])
+        term = term * stride if stride != 1 else term  # (an argsort's result stays itself)
         flat = term if flat is None else flat + term
     assert flat is not None
     points = flat if flat.ndim == 1 else reshape(flat, (-1,))
@@ -253,6 +255,9 @@ def getitem(data: da.Array, key: Any) -> da.Array:
         return _gather(data, *advanced)
     key = _checked_key(data, key)
     parts = key if isinstance(key, tuple) else (key,)
+    entries = [p for p in parts if p is not Ellipsis]
+    if data.ndim == 1 and len(entries) == 1 and order_of(entries[0]) is not None:
+        return take(data, entries[0], axis=0)  # an argsort's result: sorted alike (see take)
     if isinstance(key, _INDEX_ARRAYS) and key.dtype == bool and 0 in key.shape:
         # an empty mask selects nothing (Dask's broadcast refuses it); the other axes
         # stay as they are, of unknown size too

@@ -52,6 +52,10 @@ def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Ar
     size (which Dask's take refuses), NumPy's take of each block, the axis in one block,
     which checks the indices when computed."""
     axis = 0 if axis is None else axis % x.ndim
+    order = _sorting.order_of(indices)
+    if order is not None and x.ndim == 1 and x.shape[0] == order.x.shape[0]:
+        # an argsort's result: x sorted by the same buckets (a take pairs every block)
+        return _sorting.take_in_order(x, order)
     if unknown(x.shape[axis]):
         x = whole_axis(x, axis)
         indices = whole_axis(da.asarray(indices), 0)
@@ -77,8 +81,9 @@ def checked_index(index: Any, size: float, axis: int) -> Any:
                 )
             return np.where(index < 0, index + int(size), index).astype(np.int64)
         return index
-    if unknown(size):
-        return index
+    order = _sorting.order_of(index)
+    if unknown(size) or (order is not None and order.x.shape[0] <= size):
+        return index  # (an argsort's positions are in bounds)
     if size == 0 and index.size and not unknown(index.size):
         # (a known number of indices) every index is out of bounds; an unknown number
         # (nonzero of an empty array: none) is data, checked when computed

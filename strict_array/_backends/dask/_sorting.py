@@ -21,6 +21,11 @@ Here a 1-D array of known size in several blocks, sorted in a call that asks for
    of ``x``, so that the pieces waiting for their bucket are about a chunk, not a copy
    of ``x`` and its positions.
 
+An ``argsort`` result remembers its buckets (:func:`order_of`): taking another array
+by it (``y_true[argsort(y_score)]``, as scikit-learn's curves do next) sorts that array
+by the same buckets (:func:`take_in_order`), block by block, where Dask's ``take`` by a
+lazy index pairs every block of the index with every block of the array.
+
 Equal values fall in one bucket and keep their order of appearance within it (the
 parts are gathered in block order), so a stable sort of each bucket is a stable sort
 of the whole; NaN sorts last (first when descending) in every step, as NumPy sorts it.
@@ -31,6 +36,8 @@ one bucket hold a large part of ``x``.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import array_api_compat.numpy as cnp
@@ -42,7 +49,7 @@ from dask import graph_manipulation
 from ._basics import config_bytes, unknown
 from ._compute import compute, sizes_asked
 
-__all__ = ["sample_sortable", "sort"]
+__all__ = ["order_of", "sample_sortable", "sort", "take_in_order"]
 
 #: values sampled from each block to choose the splitters
 SAMPLES_PER_BLOCK = 64
@@ -73,14 +80,15 @@ def buckets(x: da.Array) -> int:
     return max(2, min(x.numblocks[0], -(-x.nbytes // part)))
 
 
-def groups(x: da.Array, indices: bool, n_buckets: int) -> int:
+def groups(x: da.Array, carried_itemsize: int, n_buckets: int) -> int:
     """In how many groups the buckets are gathered, each from its own reading of ``x``:
-    a group's pieces (every block's values of its buckets, and their positions) are in
-    memory together until its buckets are sorted, so all of ``x`` in one group would
-    hold a copy of ``x`` (and its positions). A group holds about Dask's
-    ``array.chunk-size``; ``x`` is computed once per group (a Zarr vector is read
-    again: 256 MiB from the page cache per group on 8 GiB of data)."""
-    held = x.nbytes + (x.size * np.dtype(np.intp).itemsize if indices else 0)
+    a group's pieces (every block's values of its buckets, and what they carry: their
+    positions, or the array taken in their order, of ``carried_itemsize`` bytes an
+    element) are in memory together until its buckets are sorted, so all of ``x`` in
+    one group would hold a copy of ``x`` (and of what it carries). A group holds about
+    Dask's ``array.chunk-size``; ``x`` is computed once per group (a Zarr vector is
+    read again: 256 MiB from the page cache per group on 8 GiB of data)."""
+    held = x.nbytes + x.size * carried_itemsize
     return int(max(1, min(n_buckets, -(-held // max(config_bytes("array.chunk-size"), 1)))))
 
 
@@ -99,32 +107,65 @@ def _bucket_of(block: np.ndarray, splitters: np.ndarray) -> np.ndarray:
 
 
 def _split(
-    block: np.ndarray, splitters: np.ndarray, offset: int, indices: bool, first: int, stop: int
+    block: np.ndarray,
+    splitters: np.ndarray,
+    carried: np.ndarray | int | None,
+    first: int,
+    stop: int,
 ) -> tuple:
-    """The block's values (and their positions in ``x``) of each bucket from ``first``
-    up to ``stop`` (excluded), in order."""
+    """The block's values of each bucket from ``first`` up to ``stop`` (excluded), in
+    order, each with what they carry: nothing (``carried`` None), their positions in
+    ``x`` (``carried`` is the block's offset), or ``carried``'s elements at the same
+    places (the array taken in their order)."""
     bucket = _bucket_of(block, splitters)
     order = np.argsort(bucket, kind="stable")  # (positions in order within each bucket)
     bounds = np.searchsorted(bucket[order], np.arange(first, stop + 1))
-    parts = []
+    parts: list[tuple[np.ndarray, np.ndarray | None]] = []
     for j in range(stop - first):
         take = order[bounds[j] : bounds[j + 1]]
-        parts.append((block[take], take + offset if indices else None))
+        if carried is None:
+            parts.append((block[take], None))
+        elif isinstance(carried, int):
+            parts.append((block[take], take + carried))
+        else:
+            parts.append((block[take], carried[take]))
     return tuple(parts)
 
 
-def _sorted_bucket(parts: list, descending: bool, indices: bool) -> np.ndarray:
+def _sorted_bucket(parts: list, descending: bool, carry: bool) -> np.ndarray:
     values = np.concatenate([p[0] for p in parts])
-    if not indices:
+    if not carry:
         return cnp.sort(values, descending=descending, stable=True)  # type: ignore[attr-defined,no-any-return]
-    positions = np.concatenate([p[1] for p in parts])
-    return positions[cnp.argsort(values, descending=descending, stable=True)]  # type: ignore[attr-defined,no-any-return]
+    carried = np.concatenate([p[1] for p in parts])
+    return carried[cnp.argsort(values, descending=descending, stable=True)]  # type: ignore[attr-defined,no-any-return]
 
 
-def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
-    """``x`` (see :func:`sample_sortable`) sorted, or the positions that sort it
-    (``indices``), stably; ascending or descending. Two passes over ``x`` now, the
-    sort itself when the result is computed."""
+@dataclass(frozen=True)
+class _Buckets:
+    """How a sample sort of ``x`` divided it: the values between splitters, and how
+    many of them in each bucket."""
+
+    x: da.Array
+    splitters: np.ndarray
+    sizes: np.ndarray
+    descending: bool
+
+
+#: the buckets of each argsort result, by name; the oldest are forgotten (a take by
+#: a forgotten one is Dask's take, the same values)
+_ORDERS: OrderedDict[str, _Buckets] = OrderedDict()
+_ORDERS_KEPT = 64
+
+
+def order_of(indices: Any) -> _Buckets | None:
+    """The buckets of ``indices`` if it is an argsort result of this module."""
+    name = getattr(indices, "name", None)
+    return _ORDERS.get(name) if isinstance(name, str) else None
+
+
+def _buckets_of(x: da.Array, descending: bool) -> _Buckets:
+    """Splitters from a sample of each block, and each bucket's size (two passes over
+    ``x``, computed now)."""
     nb = x.numblocks[0]
     samples = da.map_blocks(_sample, x, chunks=((np.nan,) * nb,), dtype=x.dtype)
     (pooled,) = compute([samples])
@@ -136,33 +177,70 @@ def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
         x, chunks=((1,) * nb, (splitters.size + 1,)), new_axis=1, dtype=np.intp,
     )  # fmt: skip
     (per_block,) = compute([counts])
-    sizes = per_block.sum(axis=0)
+    return _Buckets(x, splitters, per_block.sum(axis=0), descending)
+
+
+def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
+    """``x`` (see :func:`sample_sortable`) sorted, or the positions that sort it
+    (``indices``), stably; ascending or descending. Two passes over ``x`` now, the
+    sort itself when the result is computed."""
+    b = _buckets_of(x, descending)
+    out = _in_buckets(b, None if indices else x, positions=indices)
+    if indices:
+        _ORDERS[out.name] = b
+        while len(_ORDERS) > _ORDERS_KEPT:
+            _ORDERS.popitem(last=False)
+    return out
+
+
+def take_in_order(y: da.Array, order: _Buckets) -> da.Array:
+    """``y[argsort(x)]`` for the argsort whose buckets are ``order``: ``y`` (as long as
+    ``x``) sorted by ``x``'s values in the same buckets, carried beside them. The same
+    elements in the same order as the take: ties keep their order of appearance."""
+    return _in_buckets(order, y, positions=False)
+
+
+def _in_buckets(b: _Buckets, carried: da.Array | None, positions: bool) -> da.Array:
+    """Each bucket of ``b.x`` gathered and sorted: its values (``carried`` is ``x``),
+    their positions (``positions``), or ``carried`` in their order."""
+    x = b.x
+    carry = positions or carried is not x
     offsets = np.cumsum((0, *x.chunks[0][:-1]))
-    dtype = np.dtype(np.intp) if indices else x.dtype
+    dtype = np.dtype(np.intp) if positions else carried.dtype  # type: ignore[union-attr]
     bucket = dask.delayed(_sorted_bucket, pure=True)
-    n_buckets = splitters.size + 1
-    n_groups = groups(x, indices, n_buckets)
+    n_buckets = b.splitters.size + 1
+    n_groups = groups(x, dtype.itemsize if carry else 0, n_buckets)
     blocks = []  # (in ascending order of buckets)
     for g in range(n_groups):
         first, stop = g * n_buckets // n_groups, (g + 1) * n_buckets // n_groups
         # (each group reads x anew: its pieces are released when its buckets are sorted)
-        xg = x if g == 0 else graph_manipulation.clone(x, seed=(x.name, g))
+        seed = (x.name, g)
+        carried_blocks: list[Any]
+        if carry and not positions:
+            assert carried is not None
+            xg, cg = (x, carried) if g == 0 else graph_manipulation.clone(x, carried, seed=seed)
+            # (in x's blocks, rechunked once cloned: Dask's clone of a rechunk's layers
+            # loses a dependency)
+            carried_blocks = list(cg.rechunk({0: x.chunks[0]}).to_delayed().ravel())
+        else:
+            xg = x if g == 0 else graph_manipulation.clone(x, seed=seed)
+            carried_blocks = [int(o) for o in offsets] if positions else [None] * len(offsets)
         split = dask.delayed(_split, nout=stop - first, pure=True)
         parts = [
-            split(b, splitters, int(o), indices, first, stop)
-            for b, o in zip(xg.to_delayed().ravel(), offsets)
+            split(v, b.splitters, c, first, stop)
+            for v, c in zip(xg.to_delayed().ravel(), carried_blocks)
         ]
         blocks += [
             da.from_delayed(
-                bucket([p[j - first] for p in parts], descending, indices),
-                shape=(int(sizes[j]),),
+                bucket([p[j - first] for p in parts], b.descending, carry),
+                shape=(int(b.sizes[j]),),
                 dtype=dtype,
                 meta=np.empty((0,), dtype),
             )
             for j in range(first, stop)
-            if sizes[j]
+            if b.sizes[j]
         ]
-    if descending:
+    if b.descending:
         blocks.reverse()
     if not blocks:
         return da.zeros((0,), dtype=dtype, chunks=-1)
