@@ -403,6 +403,44 @@ def test_arrays_taken_by_a_consumers_argsort_are_sorted_alike(case, size, y_chun
                 np.testing.assert_array_equal(np.asarray(taken), c[want_order])
 
 
+@pytest.mark.parametrize("size", ["128MiB", "2KiB"])
+@pytest.mark.parametrize("case", [0, 1, 2])
+def test_a_column_sorted_by_a_consumer_and_taken_along_it(case, size):
+    """scikit-learn's weighted percentiles (the median of d2_absolute_error_score) sort an
+    ``(n, 1)`` column along axis 0 and take the weights along it: a sample sort of the
+    column, and the weights sorted alike, with NumPy's values."""
+    a = _sort_cases()[case][:, None]
+    w = RNG.random(a.shape)
+    x = xp.asarray(a, device=xp.DASK, chunks=(100, 1))
+    weights = xp.asarray(w, device=xp.DASK, chunks=(77, 1))
+    with dask.config.set({"array.chunk-size": size}):
+        order = _as("sklearn.utils", "xp.argsort(x, axis=0, stable=True)", x=x)
+        values = _as("sklearn.utils", "xp.sort(x, axis=0)", x=x)
+        taken = _as("sklearn.utils", "xp.take_along_axis(w, i, axis=0)", w=weights, i=order)
+    if np.unique(a).size > 2:
+        assert order._data.numblocks[0] > 1 and taken._data.numblocks[0] > 1
+    want = np.argsort(a, axis=0, stable=True)
+    np.testing.assert_array_equal(np.asarray(order), want)
+    np.testing.assert_array_equal(np.asarray(values), np.sort(a, axis=0))
+    np.testing.assert_array_equal(np.asarray(taken), np.take_along_axis(w, want, axis=0))
+
+
+def test_a_sort_in_groups_of_a_column_of_a_matrix():
+    """Each group reads x anew under new keys: with Dask's clone, a score taken from a
+    matrix (``proba[:, 1]``, a getitem of ``from_array``) failed with a missing
+    dependency (dask/dask#12455); then its take in the argsort's order."""
+    proba = RNG.random((1000, 2))
+    labels = RNG.integers(0, 2, 1000)
+    p = xp.asarray(proba, device=xp.DASK, chunks=(100, 2))
+    y = xp.asarray(labels, device=xp.DASK, chunks=100)
+    with dask.config.set({"array.chunk-size": "2KiB"}):
+        order = _as("sklearn.metrics", "xp.argsort(p[:, 1] * 2, descending=True)", p=p)
+        taken = y[order]
+    want = np.argsort(-proba[:, 1], stable=True)
+    np.testing.assert_array_equal(np.asarray(order), want)
+    np.testing.assert_array_equal(np.asarray(taken), labels[want])
+
+
 def test_an_argsort_taken_from_another_length_or_forgotten_is_numpys_take():
     """Only an array as long as the argsort's is sorted alike: a longer one is taken
     (every position is in it), a shorter one raises NumPy's IndexError; a take by an

@@ -53,7 +53,7 @@ def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Ar
     which checks the indices when computed."""
     axis = 0 if axis is None else axis % x.ndim
     order = _sorting.order_of(indices)
-    if order is not None and x.ndim == 1 and x.shape[0] == order.x.shape[0]:
+    if order is not None and x.ndim == indices.ndim == 1 and x.shape == order.x.shape:
         # an argsort's result: x sorted by the same buckets (a take pairs every block)
         return _sorting.take_in_order(x, order)
     if unknown(x.shape[axis]):
@@ -108,6 +108,10 @@ def _checked_take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> d
 
 def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da.Array:
     axis %= x.ndim
+    order = _sorting.order_of(indices)
+    if order is not None and axis == 0 and x.shape == indices.shape == (order.x.shape[0], 1):
+        # an argsort's result along one column: that column sorted alike (see take)
+        return _sorting.take_in_order(x[:, 0], order)[:, None]
     indices = checked_index(indices, x.shape[axis], axis)  # NumPy's message, for this axis
     a, i = da.moveaxis(x, axis, -1), da.moveaxis(indices, axis, -1)
     out = _linalg.gufunc(

@@ -79,6 +79,7 @@ __all__ = [
     "Pass",
     "Plan",
     "block_keys",
+    "clone",
     "compute",
     "declare",
     "execute",
@@ -624,6 +625,25 @@ def _rename(
         layers[new_name[n]] = new
         new_deps[new_name[n]] = {new_name.get(d, d) for d in deps[n]}
     return HighLevelGraph(layers, new_deps), new_name
+
+
+def clone(arrays: Sequence[da.Array], seed: Any) -> tuple[da.Array, ...]:
+    """The arrays computed anew: every layer they depend on under new keys (a function
+    of ``seed``), so that Dask computes them again rather than sharing their tasks with
+    the originals. Dask's ``graph_manipulation.clone`` keeps the old keys inside tasks of
+    the newer form (``from_array``'s, then a ``getitem`` of it, fails with a missing
+    dependency: dask/dask#12455); with a layer :func:`_rename` cannot rename, the arrays
+    are returned as they are (the same values, computed once)."""
+    graph = merged_graph(arrays)
+    if graph is None:
+        return tuple(arrays)
+    renamed, new_name = _rename(graph, set(graph.layers), seed)
+    out = []
+    for a in arrays:
+        layer = a.__dask_layers__()[0]
+        name = new_name.get(layer, layer)
+        out.append(da.Array(own_graph(renamed, name), name, a.chunks, meta=a._meta))
+    return tuple(out)
 
 
 def own_graph(graph: HighLevelGraph, *name: str) -> HighLevelGraph:

@@ -44,10 +44,10 @@ import array_api_compat.numpy as cnp
 import dask
 import dask.array as da
 import numpy as np
-from dask import graph_manipulation
 
 from ._basics import config_bytes, unknown
 from ._compute import compute, sizes_asked
+from ._plan import clone
 
 __all__ = ["order_of", "sample_sortable", "sort", "take_in_order"]
 
@@ -56,13 +56,14 @@ SAMPLES_PER_BLOCK = 64
 
 
 def sample_sortable(x: da.Array, axis: int) -> bool:
-    """Whether ``x`` is sorted by buckets here: 1-D, of known size, in several blocks,
+    """Whether ``x`` is sorted by buckets here: 1-D (or one column, along it: scikit-learn's
+    weighted percentiles sort ``(n, 1)`` arrays), of known size, in several blocks,
     and sorted where computing now is asked for (a consumer's call, or a block of
     ``strict_array.known_sizes``: the same setting as data-dependent sizes, since the
     buckets' sizes are computed now); elsewhere ``sort`` stays lazy, in one block."""
+    column = x.ndim == 2 and x.shape[1] == 1 and axis in (0, -2)  # (n, 1): its column
     return (
-        x.ndim == 1
-        and axis in (0, -1)
+        ((x.ndim == 1 and axis in (0, -1)) or column)
         and x.numblocks[0] > 1
         and not unknown(x.shape[0])
         and sizes_asked()
@@ -132,11 +133,12 @@ def _split(
     return tuple(parts)
 
 
-def _sorted_bucket(parts: list, descending: bool, carry: bool) -> np.ndarray:
-    values = np.concatenate([p[0] for p in parts])
+def _sorted_bucket(splits: list, j: int, descending: bool, carry: bool) -> np.ndarray:
+    """Bucket ``j`` of a group (its ``j``-th part in each block's split) sorted."""
+    values = np.concatenate([s[j][0] for s in splits])
     if not carry:
         return cnp.sort(values, descending=descending, stable=True)  # type: ignore[attr-defined,no-any-return]
-    carried = np.concatenate([p[1] for p in parts])
+    carried = np.concatenate([s[j][1] for s in splits])
     return carried[cnp.argsort(values, descending=descending, stable=True)]  # type: ignore[attr-defined,no-any-return]
 
 
@@ -158,7 +160,8 @@ _ORDERS_KEPT = 64
 
 
 def order_of(indices: Any) -> _Buckets | None:
-    """The buckets of ``indices`` if it is an argsort result of this module."""
+    """The buckets of ``indices`` if it is an argsort result of this module (of ``x``,
+    or of its one column: then ``indices`` is that column's, ``(n, 1)``)."""
     name = getattr(indices, "name", None)
     return _ORDERS.get(name) if isinstance(name, str) else None
 
@@ -184,13 +187,23 @@ def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
     """``x`` (see :func:`sample_sortable`) sorted, or the positions that sort it
     (``indices``), stably; ascending or descending. Two passes over ``x`` now, the
     sort itself when the result is computed."""
+    if x.ndim == 2:  # one column
+        flat = sort(x[:, 0], descending=descending, indices=indices)
+        out = flat[:, None]
+        if indices:
+            _remember(out, _ORDERS[flat.name])
+        return out
     b = _buckets_of(x, descending)
     out = _in_buckets(b, None if indices else x, positions=indices)
     if indices:
-        _ORDERS[out.name] = b
-        while len(_ORDERS) > _ORDERS_KEPT:
-            _ORDERS.popitem(last=False)
+        _remember(out, b)
     return out
+
+
+def _remember(order: da.Array, b: _Buckets) -> None:
+    _ORDERS[order.name] = b
+    while len(_ORDERS) > _ORDERS_KEPT:
+        _ORDERS.popitem(last=False)
 
 
 def take_in_order(y: da.Array, order: _Buckets) -> da.Array:
@@ -218,21 +231,19 @@ def _in_buckets(b: _Buckets, carried: da.Array | None, positions: bool) -> da.Ar
         carried_blocks: list[Any]
         if carry and not positions:
             assert carried is not None
-            xg, cg = (x, carried) if g == 0 else graph_manipulation.clone(x, carried, seed=seed)
-            # (in x's blocks, rechunked once cloned: Dask's clone of a rechunk's layers
-            # loses a dependency)
+            xg, cg = (x, carried) if g == 0 else clone((x, carried), seed)
             carried_blocks = list(cg.rechunk({0: x.chunks[0]}).to_delayed().ravel())
         else:
-            xg = x if g == 0 else graph_manipulation.clone(x, seed=seed)
+            (xg,) = (x,) if g == 0 else clone((x,), seed)
             carried_blocks = [int(o) for o in offsets] if positions else [None] * len(offsets)
-        split = dask.delayed(_split, nout=stop - first, pure=True)
-        parts = [
+        split = dask.delayed(_split, pure=True)
+        splits = [
             split(v, b.splitters, c, first, stop)
             for v, c in zip(xg.to_delayed().ravel(), carried_blocks)
         ]
         blocks += [
             da.from_delayed(
-                bucket([p[j - first] for p in parts], b.descending, carry),
+                bucket(splits, j - first, b.descending, carry),
                 shape=(int(b.sizes[j]),),
                 dtype=dtype,
                 meta=np.empty((0,), dtype),
