@@ -8,6 +8,8 @@ from one pass over the mask alone: the selected array stays lazy.
 
 from __future__ import annotations
 
+import warnings
+
 import dask
 import dask.array as da
 import numpy as np
@@ -403,28 +405,6 @@ def test_arrays_taken_by_a_consumers_argsort_are_sorted_alike(case, size, y_chun
                 np.testing.assert_array_equal(np.asarray(taken), c[want_order])
 
 
-@pytest.mark.parametrize("size", ["128MiB", "2KiB"])
-@pytest.mark.parametrize("case", [0, 1, 2])
-def test_a_column_sorted_by_a_consumer_and_taken_along_it(case, size):
-    """scikit-learn's weighted percentiles (the median of d2_absolute_error_score) sort an
-    ``(n, 1)`` column along axis 0 and take the weights along it: a sample sort of the
-    column, and the weights sorted alike, with NumPy's values."""
-    a = _sort_cases()[case][:, None]
-    w = RNG.random(a.shape)
-    x = xp.asarray(a, device=xp.DASK, chunks=(100, 1))
-    weights = xp.asarray(w, device=xp.DASK, chunks=(77, 1))
-    with dask.config.set({"array.chunk-size": size}):
-        order = _as("sklearn.utils", "xp.argsort(x, axis=0, stable=True)", x=x)
-        values = _as("sklearn.utils", "xp.sort(x, axis=0)", x=x)
-        taken = _as("sklearn.utils", "xp.take_along_axis(w, i, axis=0)", w=weights, i=order)
-    if np.unique(a).size > 2:
-        assert order._data.numblocks[0] > 1 and taken._data.numblocks[0] > 1
-    want = np.argsort(a, axis=0, stable=True)
-    np.testing.assert_array_equal(np.asarray(order), want)
-    np.testing.assert_array_equal(np.asarray(values), np.sort(a, axis=0))
-    np.testing.assert_array_equal(np.asarray(taken), np.take_along_axis(w, want, axis=0))
-
-
 def test_a_sort_in_groups_of_a_column_of_a_matrix():
     """Each group reads x anew under new keys: with Dask's clone, a score taken from a
     matrix (``proba[:, 1]``, a getitem of ``from_array``) failed with a missing
@@ -439,6 +419,43 @@ def test_a_sort_in_groups_of_a_column_of_a_matrix():
     want = np.argsort(-proba[:, 1], stable=True)
     np.testing.assert_array_equal(np.asarray(order), want)
     np.testing.assert_array_equal(np.asarray(taken), labels[want])
+
+
+@pytest.mark.parametrize("x_chunks", [100, 333])
+def test_a_take_by_a_kept_nonzero_gathers_from_the_blocks_it_reaches(x_chunks):
+    """scikit-learn's curves take the cumulative sums and the sorted scores by
+    ``concat([nonzero(diff(scores)), [n - 1]])``: with the index's values here (a kept
+    nonzero), each block of the result gathers from the blocks of x between its least
+    and greatest index (Dask's take by a lazy index pairs every block of the index with
+    every block of x, holding x whole); NumPy's values, and NumPy's IndexError."""
+    a = np.round(RNG.random(3000), 2)
+    c = np.cumsum(RNG.random(3000))
+    x = xp.asarray(a, device=xp.DASK, chunks=x_chunks)
+    sums = xp.asarray(c, device=xp.DASK, chunks=x_chunks)
+    with xp.known_sizes():
+        kept = xp.nonzero(xp.diff(x))[0]
+    index = xp.concat([kept, xp.asarray([a.size - 1], device=xp.DASK)])
+    want = np.concatenate([np.nonzero(np.diff(a))[0], [a.size - 1]])
+    with xp.known_sizes():  # (the ranges are computed now: where sizes are asked for)
+        taken = [sums[index], xp.take(sums, index), x[index]]
+    for t in taken:
+        layers = t._data.__dask_graph__().layers
+        assert [n for n in layers if n.startswith("take-known")]
+        assert not [n for n in layers if n.startswith("slice_with_int_dask_array")]
+    np.testing.assert_array_equal(np.asarray(taken[0]), c[want])
+    np.testing.assert_array_equal(np.asarray(taken[2]), a[want])
+    elsewhere = sums[index]  # lazy: Dask's take
+    assert not [n for n in elsewhere._data.__dask_graph__().layers if n.startswith("take-known")]
+    np.testing.assert_array_equal(np.asarray(elsewhere), c[want])
+    # indices in no order reach every block: Dask's take, the same values
+    shuffled = xp.asarray(RNG.permutation(3000), device=xp.DASK, chunks=100)
+    with warnings.catch_warnings():  # (Dask's: more blocks than the index's)
+        warnings.simplefilter("ignore", dask.array.PerformanceWarning)
+        np.testing.assert_array_equal(np.asarray(sums[shuffled]), c[np.asarray(shuffled)])
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 100"):
+        with xp.known_sizes():
+            shorter = xp.asarray(c[:100], device=xp.DASK, chunks=30)[index]
+        np.asarray(shorter)
 
 
 def test_an_argsort_taken_from_another_length_or_forgotten_is_numpys_take():

@@ -12,6 +12,7 @@ import array_api_compat.dask.array as compat
 import dask
 import dask.array as da
 import numpy as np
+from dask.highlevelgraph import MaterializedLayer
 from dask.utils import parse_bytes
 
 
@@ -136,6 +137,37 @@ def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     if remake is None:
         return x.rechunk(chunks)
     return remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
+
+
+def block_ranges(x: Any) -> np.ndarray | None:
+    """Each block's least and greatest value, ``(nblocks, 2)``, for a 1-D integer array
+    computed from values in this process alone, no larger than it (a consumer's
+    ``nonzero``, kept, and what is built from it: ``concat`` with a few more indices),
+    computed now (the caller computes now only where sizes are asked for, as the
+    sample sort does); None for any other array (a computation that reads data, or data on a
+    cluster's workers), and for an empty block's range, ``(0, -1)``."""
+    if not isinstance(x, da.Array) or x.ndim != 1 or x.dtype.kind not in "iu":
+        return None
+    graph = x.__dask_graph__()
+    layers, deps = getattr(graph, "layers", {}), getattr(graph, "dependencies", {})
+    held = 0
+    for name, layer in layers.items():
+        if deps.get(name):
+            continue
+        if not isinstance(layer, MaterializedLayer):
+            return None
+        for value in layer.values():
+            value = getattr(value, "value", value)  # (a DataNode holds it)
+            if not isinstance(value, np.ndarray):
+                return None
+            held += value.nbytes
+    if held > 2 * x.nbytes + 2**20:  # (more than the index and a few more: real work)
+        return None
+    ranges = da.map_blocks(
+        lambda b: np.array([[b.min(), b.max()] if b.size else [0, -1]], dtype=np.int64),
+        x, chunks=((1,) * x.numblocks[0], (2,)), new_axis=1, dtype=np.int64,
+    )  # fmt: skip
+    return np.asarray(ranges.compute(scheduler="sync"))
 
 
 def whole_axis(x: da.Array, axis: int) -> da.Array:

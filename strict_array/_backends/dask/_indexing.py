@@ -32,7 +32,6 @@ from ._basics import (
 )
 from ._basics import unknown as _unknown
 from ._namespace import checked_index, take, with_index_length
-from ._sorting import order_of
 
 _INDEX_ARRAYS = (da.Array, np.ndarray)
 
@@ -256,8 +255,16 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     key = _checked_key(data, key)
     parts = key if isinstance(key, tuple) else (key,)
     entries = [p for p in parts if p is not Ellipsis]
-    if data.ndim == 1 and len(entries) == 1 and order_of(entries[0]) is not None:
-        return take(data, entries[0], axis=0)  # an argsort's result: sorted alike (see take)
+    if (
+        data.ndim == 1
+        and len(entries) == 1
+        and getattr(entries[0], "ndim", 0) == 1
+        and getattr(entries[0], "dtype", np.dtype(bool)).kind in "iu"
+        and not any(map(_unknown, entries[0].shape))
+    ):
+        # an argsort's result (sorted alike), or indices whose values are here (routed
+        # by them), else Dask's take: see take
+        return take(data, entries[0], axis=0)
     if isinstance(key, _INDEX_ARRAYS) and key.dtype == bool and 0 in key.shape:
         # an empty mask selects nothing (Dask's broadcast refuses it); the other axes
         # stay as they are, of unknown size too

@@ -17,9 +17,11 @@ import array_api_compat.numpy as cnp
 import dask
 import dask.array as da
 import numpy as np
+from dask.core import flatten
 
 from . import _keep, _linalg, _plan, _reductions, _set, _sorting
 from ._basics import (
+    block_ranges,
     config_bytes,
     flip,
     made_from_nothing,
@@ -31,6 +33,7 @@ from ._basics import (
     whole_axis,
     without_empty_blocks,
 )
+from ._compute import sizes_asked
 
 
 def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
@@ -56,6 +59,11 @@ def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Ar
     if order is not None and x.ndim == indices.ndim == 1 and x.shape == order.x.shape:
         # an argsort's result: x sorted by the same buckets (a take pairs every block)
         return _sorting.take_in_order(x, order)
+    if x.ndim == 1 and not unknown(x.shape[0]) and not any(map(unknown, indices.shape)):
+        ranges = block_ranges(indices) if sizes_asked() else None
+        routed = None if ranges is None else _take_by_known(x, indices, ranges)
+        if routed is not None:
+            return routed
     if unknown(x.shape[axis]):
         x = whole_axis(x, axis)
         indices = whole_axis(da.asarray(indices), 0)
@@ -66,6 +74,43 @@ def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Ar
             indices, (x.ndim,), concatenate=True, dtype=x.dtype, meta=x._meta,
         )  # fmt: skip
     return with_index_length(compat.take(x, indices, axis=axis), axis, indices)  # type: ignore[attr-defined]
+
+
+def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array | None:
+    """``x[index]`` for a 1-D ``x`` and checked indices whose blocks' least and greatest
+    values are known (:func:`block_ranges`): each block of the result gathers from the
+    blocks of ``x`` between them. scikit-learn's curves take the cumulative sums and the
+    sorted scores by ``nonzero(diff(scores))``, as long as the data: Dask's take by a
+    lazy index pairs every block of the index with every block of ``x``, and holds all
+    of ``x`` until the last block of the index. None where the blocks of the index
+    would each reach most of ``x`` (indices in no order): Dask's take, then."""
+    from dask._task_spec import Task, TaskRef
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    offsets = np.cumsum((0, *x.chunks[0]))
+    spans = [
+        (0, 0) if low > high else
+        (int(np.searchsorted(offsets, low, side="right")) - 1,
+         int(np.searchsorted(offsets, high, side="right")))
+        for low, high in ranges
+    ]  # fmt: skip
+    if sum(stop - first for first, stop in spans) > 2 * (len(spans) + x.numblocks[0]):
+        return None
+    name = "take-known-" + tokenize(x.name, index.name)
+    tasks: dict[Any, Any] = {}
+    for j, (key, (first, stop)) in enumerate(zip(flatten(index.__dask_keys__()), spans)):
+        sources = (TaskRef((x.name, i)) for i in range(first, stop))
+        start = int(offsets[first])
+        tasks[(name, j)] = Task((name, j), _gather_from, TaskRef(key), start, x.dtype, *sources)
+    graph = HighLevelGraph.from_collections(name, tasks, dependencies=[x, index])  # type: ignore[list-item]
+    return da.Array(graph, name, index.chunks, meta=x._meta)
+
+
+def _gather_from(index: np.ndarray, start: int, dtype: np.dtype, *blocks: np.ndarray) -> np.ndarray:
+    if not blocks:
+        return np.empty(index.shape, dtype=dtype)
+    return np.concatenate(blocks)[index - start]
 
 
 def checked_index(index: Any, size: float, axis: int) -> Any:
@@ -84,6 +129,13 @@ def checked_index(index: Any, size: float, axis: int) -> Any:
     order = _sorting.order_of(index)
     if unknown(size) or (order is not None and order.x.shape[0] <= size):
         return index  # (an argsort's positions are in bounds)
+    ranges = block_ranges(index) if sizes_asked() else None
+    if ranges is not None:
+        # its values are here (a consumer's nonzero, kept): in bounds, it stays itself,
+        # so that a take can route by them (_take_by_known); else checked as any other
+        filled = ranges[ranges[:, 0] <= ranges[:, 1]]
+        if not filled.size or (filled[:, 0].min() >= 0 and filled[:, 1].max() < size):
+            return index
     if size == 0 and index.size and not unknown(index.size):
         # (a known number of indices) every index is out of bounds; an unknown number
         # (nonzero of an empty array: none) is data, checked when computed
@@ -108,10 +160,6 @@ def _checked_take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> d
 
 def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da.Array:
     axis %= x.ndim
-    order = _sorting.order_of(indices)
-    if order is not None and axis == 0 and x.shape == indices.shape == (order.x.shape[0], 1):
-        # an argsort's result along one column: that column sorted alike (see take)
-        return _sorting.take_in_order(x[:, 0], order)[:, None]
     indices = checked_index(indices, x.shape[axis], axis)  # NumPy's message, for this axis
     a, i = da.moveaxis(x, axis, -1), da.moveaxis(indices, axis, -1)
     out = _linalg.gufunc(

@@ -56,14 +56,13 @@ SAMPLES_PER_BLOCK = 64
 
 
 def sample_sortable(x: da.Array, axis: int) -> bool:
-    """Whether ``x`` is sorted by buckets here: 1-D (or one column, along it: scikit-learn's
-    weighted percentiles sort ``(n, 1)`` arrays), of known size, in several blocks,
+    """Whether ``x`` is sorted by buckets here: 1-D, of known size, in several blocks,
     and sorted where computing now is asked for (a consumer's call, or a block of
     ``strict_array.known_sizes``: the same setting as data-dependent sizes, since the
     buckets' sizes are computed now); elsewhere ``sort`` stays lazy, in one block."""
-    column = x.ndim == 2 and x.shape[1] == 1 and axis in (0, -2)  # (n, 1): its column
     return (
-        ((x.ndim == 1 and axis in (0, -1)) or column)
+        x.ndim == 1
+        and axis in (0, -1)
         and x.numblocks[0] > 1
         and not unknown(x.shape[0])
         and sizes_asked()
@@ -160,8 +159,7 @@ _ORDERS_KEPT = 64
 
 
 def order_of(indices: Any) -> _Buckets | None:
-    """The buckets of ``indices`` if it is an argsort result of this module (of ``x``,
-    or of its one column: then ``indices`` is that column's, ``(n, 1)``)."""
+    """The buckets of ``indices`` if it is an argsort result of this module."""
     name = getattr(indices, "name", None)
     return _ORDERS.get(name) if isinstance(name, str) else None
 
@@ -187,12 +185,6 @@ def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
     """``x`` (see :func:`sample_sortable`) sorted, or the positions that sort it
     (``indices``), stably; ascending or descending. Two passes over ``x`` now, the
     sort itself when the result is computed."""
-    if x.ndim == 2:  # one column
-        flat = sort(x[:, 0], descending=descending, indices=indices)
-        out = flat[:, None]
-        if indices:
-            _remember(out, _ORDERS[flat.name])
-        return out
     b = _buckets_of(x, descending)
     out = _in_buckets(b, None if indices else x, positions=indices)
     if indices:
