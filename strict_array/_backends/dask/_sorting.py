@@ -36,7 +36,6 @@ one bucket hold a large part of ``x``.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,16 +151,15 @@ class _Buckets:
     descending: bool
 
 
-#: the buckets of each argsort result, by name; the oldest are forgotten (a take by
-#: a forgotten one is Dask's take, the same values)
-_ORDERS: OrderedDict[str, _Buckets] = OrderedDict()
-_ORDERS_KEPT = 64
+#: the attribute of an argsort result (the Dask array) that holds its buckets: they
+#: live as long as it does (an array made anew from its graph has none: a take by it
+#: is Dask's, the same values)
+_BUCKETS = "_strict_array_buckets"
 
 
 def order_of(indices: Any) -> _Buckets | None:
     """The buckets of ``indices`` if it is an argsort result of this module."""
-    name = getattr(indices, "name", None)
-    return _ORDERS.get(name) if isinstance(name, str) else None
+    return getattr(indices, _BUCKETS, None) if isinstance(indices, da.Array) else None
 
 
 def _buckets_of(x: da.Array, descending: bool) -> _Buckets:
@@ -188,14 +186,8 @@ def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
     b = _buckets_of(x, descending)
     out = _in_buckets(b, None if indices else x, positions=indices)
     if indices:
-        _remember(out, b)
+        setattr(out, _BUCKETS, b)
     return out
-
-
-def _remember(order: da.Array, b: _Buckets) -> None:
-    _ORDERS[order.name] = b
-    while len(_ORDERS) > _ORDERS_KEPT:
-        _ORDERS.popitem(last=False)
 
 
 def take_in_order(y: da.Array, order: _Buckets) -> da.Array:
