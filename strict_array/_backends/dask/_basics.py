@@ -4,7 +4,6 @@ an axis in one block, and rechunking."""
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -109,18 +108,16 @@ def pair_blocks(arrays: list[Any], places: list[tuple[int, int]]) -> None:
             arrays[i] = whole_axis(arrays[i], j)
 
 
-#: how the arrays made by zeros, ones, empty and full were made, by name (Dask's names
-#: of them are tokens of how: the same name, the same array); the oldest are forgotten
-_MADE: OrderedDict[str, Callable[[tuple], da.Array]] = OrderedDict()
-_MADE_KEPT = 1024
+#: the attributes of a Dask array that hold what is known of it: how it is made in
+#: other blocks (an array made by zeros, ones, empty or full), and its blocks' ranges
+#: (:func:`block_ranges`). They live as long as the array; an array made anew from its
+#: graph has none, and is rechunked, or its ranges computed, as any other
+_REMAKE, _RANGES = "_strict_array_remake", "_strict_array_ranges"
 
 
 def made_from_nothing(x: da.Array, remake: Callable[[tuple], da.Array]) -> da.Array:
     """Note that ``x`` depends on no data and is ``remake(chunks)`` in other chunks."""
-    _MADE[x.name] = remake
-    _MADE.move_to_end(x.name)
-    while len(_MADE) > _MADE_KEPT:
-        _MADE.popitem(last=False)
+    setattr(x, _REMAKE, remake)
     return x
 
 
@@ -133,7 +130,7 @@ def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     block is used (an ``(n, 3)`` array beside the row blocks of an ``(n, 32)`` input,
     in GaussianMixture's E-step: as much memory as 3 blocks of the input, at any n).
     """
-    remake = _MADE.get(x.name)
+    remake = getattr(x, _REMAKE, None)
     if remake is None:
         return x.rechunk(chunks)
     return remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
@@ -148,6 +145,9 @@ def block_ranges(x: Any) -> np.ndarray | None:
     cluster's workers), and for an empty block's range, ``(0, -1)``."""
     if not isinstance(x, da.Array) or x.ndim != 1 or x.dtype.kind not in "iu":
         return None
+    known = getattr(x, _RANGES, None)  # (a take checks its indices, then routes by them)
+    if known is not None:
+        return known  # type: ignore[no-any-return]
     graph = x.__dask_graph__()
     layers, deps = getattr(graph, "layers", {}), getattr(graph, "dependencies", {})
     held = 0
@@ -167,7 +167,9 @@ def block_ranges(x: Any) -> np.ndarray | None:
         lambda b: np.array([[b.min(), b.max()] if b.size else [0, -1]], dtype=np.int64),
         x, chunks=((1,) * x.numblocks[0], (2,)), new_axis=1, dtype=np.int64,
     )  # fmt: skip
-    return np.asarray(ranges.compute(scheduler="sync"))
+    known = np.asarray(ranges.compute(scheduler="sync"))
+    setattr(x, _RANGES, known)
+    return known
 
 
 def whole_axis(x: da.Array, axis: int) -> da.Array:

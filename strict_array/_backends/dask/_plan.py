@@ -635,8 +635,12 @@ def clone(arrays: Sequence[da.Array], seed: Any) -> tuple[da.Array, ...]:
     dependency: dask/dask#12455); with a layer :func:`_rename` cannot rename, the arrays
     are returned as they are (the same values, computed once)."""
     graph = merged_graph(arrays)
-    if graph is None:
-        return tuple(arrays)
+    return tuple(arrays) if graph is None else _renamed(graph, arrays, seed)
+
+
+def _renamed(graph: HighLevelGraph, arrays: Sequence[da.Array], seed: Any) -> tuple[da.Array, ...]:
+    """The arrays, whose layers are in ``graph``, with every layer of it under new keys
+    (:func:`_rename`): each array gets only its own layers."""
     renamed, new_name = _rename(graph, set(graph.layers), seed)
     out = []
     for a in arrays:
@@ -747,12 +751,7 @@ def _passes(
             values[coll.info.name] = (keys, blocks)
         graph = substitute(graph, values, roots)
         history = tokenize(history, [(k, v[1]) for k, v in sorted(values.items())])
-    final, new_name = _rename(graph, set(graph.layers), ("final", history))
-    out = []
-    for a, r in zip(arrays, roots):
-        name = new_name.get(r, r)
-        out.append(da.Array(own_graph(final, name), name, a.chunks, meta=a._meta))
-    return tuple(out), run
+    return _renamed(graph, arrays, ("final", history)), run
 
 
 def rewrite(
