@@ -1362,6 +1362,33 @@ def test_columns_assigned_from_row_blocks_stream_with_their_input(target_chunks)
     )
 
 
+@pytest.mark.parametrize("make", ["ones", "full"])
+def test_an_array_made_from_nothing_takes_its_partners_blocks(make):
+    """``ones(n)`` in Dask's default blocks met with an input's rows, element-wise or in
+    a product (RidgeCV's ``sqrt_sw``): made again in the rows' blocks, no rechunk,
+    and fused into the tasks that use it (no layer of its own left after Dask's
+    optimisation), so that no piece waits in memory for its rows."""
+    n = 4000
+    x = xp.asarray(da.from_array(np.arange(n * 3.0).reshape(n, 3), chunks=(250, 3)))
+    y = xp.asarray(da.from_array(np.arange(n, dtype=np.float64), chunks=250))
+    w = (
+        xp.ones(n, device=xp.DASK, chunks=n) if make == "ones"
+        else xp.full(n, 2.0, device=xp.DASK, chunks=n)
+    )  # fmt: skip
+    fill = 1.0 if make == "ones" else 2.0
+    for out, want in [
+        (y * w, np.arange(n) * fill),
+        (w - y, fill - np.arange(n)),
+        (x.mT @ w, np.arange(n * 3.0).reshape(n, 3).T @ np.full(n, fill)),
+    ]:
+        graph = out._data.__dask_graph__()
+        assert not [name for name in graph.layers if name.startswith("rechunk")]
+        optimised = dask.optimize(out._data)[0].__dask_graph__()
+        assert not [name for name in optimised.layers if name.startswith(("ones", "full"))]
+        np.testing.assert_array_equal(np.asarray(out), want)
+    assert (y * w)._data.chunks == y._data.chunks
+
+
 def test_local_computations_give_blas_one_thread_per_dask_thread():
     threadpoolctl = pytest.importorskip("threadpoolctl")
 

@@ -139,8 +139,17 @@ def test_softmax_over_a_chunked_wide_axis_is_cut():
         lambda x: [(x * 2).sum(axis=0)],
         lambda x: [x.mean(axis=0), x * 2],  # a large output, but nothing waits
         lambda x: [x - da.from_array(np.ones(COLS))],
+        lambda x: [x - da.from_array(np.arange(COLS)).mean()],
     ],
-    ids=["sum", "sum and max", "mean and std", "sum of 2x", "mean and 2x", "minus a constant"],
+    ids=[
+        "sum",
+        "sum and max",
+        "mean and std",
+        "sum of 2x",
+        "mean and 2x",
+        "minus a constant",
+        "minus a one-block constant's mean",
+    ],
 )
 def test_no_extra_pass_when_the_input_is_not_shared(make):
     x = da.from_array(DATA, chunks=(40, COLS))
@@ -157,6 +166,19 @@ def test_no_extra_pass_when_the_input_is_not_shared(make):
     assert len(calls) == 1
     # rewrite returns the arrays themselves: nothing to rewrite
     assert all(a is b for a, b in zip(_plan.rewrite(p), outs))
+
+
+def test_a_reduction_of_another_input_that_the_large_one_waits_for_is_cut():
+    # x's blocks wait for the mean of y, which Dask's order may compute last: its own
+    # pass first (it reads y alone), the products of x's blocks then stream
+    x = da.from_array(DATA, chunks=(40, COLS))
+    y = da.from_array(DATA[:, 0].copy(), chunks=40)
+    m = y.mean()
+    outs = [x.T @ (y - m), x.T @ x]
+    p = _plan.plan(outs, threshold_bytes=_threshold(x), trust_dask=True)
+    assert len(p.passes) == 2, str(p)
+    assert [li.name for li in p.passes[0].layers] == [m.name]
+    _same(_plan.execute(p), dask.compute(*outs))
 
 
 def test_threshold_above_the_input_means_one_graph():
@@ -567,4 +589,34 @@ def test_workloads_read_at_most_levels_plus_one_times_in_bounded_memory(case):
     (want, _, _), (got, loads, alive) = results[False], results[True]
     _same([got], [want])
     assert loads <= (levels + 1) * n_chunks
+    assert alive <= 6
+
+
+@pytest.mark.parametrize("weights", ["ones", "none"])
+def test_products_of_an_input_with_a_centred_other_input_stream(weights):
+    """RidgeCV's decomposition: ``X.T @ X``, ``X.T @ (y - mean(y))`` and
+    ``X.T @ ones(n)``, computed together. ``y`` is another input: its mean is a cut
+    point (pass 1 reads ``y`` alone), and ``ones(n)``, made in Dask's default blocks,
+    is made in ``X``'s blocks in the tasks that use it. Without either, Dask's order
+    held every block of ``X`` for the last product."""
+    import strict_array as xp
+
+    n_chunks, rows = 24, 32
+    results = {}
+    for planned in (False, True):
+        rng = np.random.default_rng(5)
+        store = CountingStore(rng.standard_normal((n_chunks * rows, 4)))
+        x = xp.asarray(da.from_array(store, chunks=(rows, 4), asarray=False))
+        y = xp.asarray(da.from_array(rng.standard_normal(n_chunks * rows), chunks=rows))
+        outs = [x.mT @ x, x.mT @ (y - xp.mean(y))]
+        if weights == "ones":
+            outs.append(x.mT @ xp.ones(n_chunks * rows, dtype=xp.float64, device=x.device))
+        with dask.config.set(scheduler="threads", num_workers=2):
+            with xp.planning(planned, threshold=4 * rows * 4 * 8):
+                values = [np.asarray(v) for v in xp.compute(*outs)]
+        results[planned] = (values, store.loads, store.max_alive)
+    (want, _, _), (got, loads, alive) = results[False], results[True]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    assert loads == n_chunks  # X read once: y's mean in a pass of its own
     assert alive <= 6

@@ -121,6 +121,11 @@ def made_from_nothing(x: da.Array, remake: Callable[[tuple], da.Array]) -> da.Ar
     return x
 
 
+def remade(x: da.Array) -> bool:
+    """Whether ``x`` is made from nothing: :func:`rechunk` makes it again, at no cost."""
+    return getattr(x, _REMAKE, None) is not None
+
+
 def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     """``x`` in other blocks along the axes of ``chunks``.
 
@@ -134,6 +139,28 @@ def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     if remake is None:
         return x.rechunk(chunks)
     return remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
+
+
+def made_alike(a: da.Array, b: da.Array) -> tuple[da.Array, da.Array]:
+    """Operands of one rank, one made from nothing (zeros, ones, ...) made again in
+    the other's blocks along the axes of equal length where their blocks differ.
+
+    Dask pairs blocks by splitting both to a common refinement: ``ones(n)`` in Dask's
+    default blocks (128 MiB) met with an input's rows was made whole, then cut in
+    pieces that waited, together, for their rows (RidgeCV's ``sqrt_sw``: 124 MiB
+    held on 8 GiB of data). Made in the rows' blocks, each piece is made, in the
+    task that uses it, when it is used."""
+    for x, other in ((a, b), (b, a)):
+        if not remade(x) or remade(other):
+            continue
+        chunks = {
+            i: co for i, (cx, co) in enumerate(zip(x.chunks, other.chunks))
+            if cx != co and sum(cx) == sum(co) and len(co) > 1
+        }  # fmt: skip
+        if chunks:
+            again = rechunk(x, chunks)
+            return (again, b) if x is a else (a, again)
+    return a, b
 
 
 def block_ranges(x: Any) -> np.ndarray | None:

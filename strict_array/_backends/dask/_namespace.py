@@ -27,6 +27,8 @@ from ._basics import (
     made_from_nothing,
     pair_blocks,
     paired_unknown_blocks,
+    rechunk,
+    remade,
     reshape,
     unknown,
     whole_axes,
@@ -434,10 +436,10 @@ def _contracted_blocks_alike(x1: da.Array, x2: da.Array) -> tuple[da.Array, da.A
     c1, c2 = x1.chunks[-1], x2.chunks[axis2]
     if c1 == c2 or any(map(unknown, c1 + c2 + x1.shape + x2.shape)) or not (x1.ndim and x2.ndim):
         return x1, x2
-    if x2.size * _MUCH_SMALLER <= x1.size:
-        return x1, declared(x2.rechunk({axis2: c1}))
-    if x1.size * _MUCH_SMALLER <= x2.size:
-        return declared(x1.rechunk({x1.ndim - 1: c2})), x2
+    if x2.size * _MUCH_SMALLER <= x1.size or (remade(x2) and not remade(x1)):
+        return x1, declared(rechunk(x2, {axis2: c1}))
+    if x1.size * _MUCH_SMALLER <= x2.size or remade(x1):
+        return declared(rechunk(x1, {x1.ndim - 1: c2})), x2
     return x1, x2
 
 
@@ -453,6 +455,13 @@ def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
     # (Dask's matmul over a contracted axis of several empty blocks, as xp.tile(x, (0, 0))
     # makes them, adds a placeholder string block into the sum when computed)
     x1, x2 = _contracted_blocks_alike(without_empty_blocks(x1), without_empty_blocks(x2))
+    if (x1.ndim <= 2 and x2.ndim <= 2) or 1 in (x1.ndim, x2.ndim):
+        # no stacks paired: one blockwise product, which Dask fuses with the layers that
+        # make an operand's blocks. Dask's matmul indexes a vector with None first, a
+        # layer that does not fuse: ``X.T @ ones(n)`` beside ``X.T @ y`` then made its
+        # ones in tasks of their own, which Dask's order ran after every other product
+        # of ``X.T``'s blocks, all of them held until then (RidgeCV: the whole input)
+        return _tensordot(x1, x2, axes=([x1.ndim - 1], [max(x2.ndim - 2, 0)]))
     out = compat.matmul(x1, x2)  # type: ignore[attr-defined]
     dtype = np.result_type(x1.dtype, x2.dtype)
     return out if out.dtype == dtype else out.astype(dtype)

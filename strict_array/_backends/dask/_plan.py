@@ -392,6 +392,7 @@ def _next_level(
                     stack.append(d)
         held[big] = b
 
+    in_blocks = sum(bit[n] for n in order if (info[n].nblocks or 1) > 1)
     outs = set(outputs)
     cuts: dict[str, list[str]] = {}
     for c in smalls:
@@ -404,7 +405,14 @@ def _next_level(
         narrow = sorted((m for m in smalls if (anc[c] | bit[c]) & bit[m]), key=lambda m: blocks[m])
         triggers = []
         for big in large:
-            if not anc[c] & bit[big] or not held[big] & desc[c]:
+            if not held[big] & desc[c]:
+                continue
+            if not anc[c] & bit[big]:
+                # c is computed from other data in blocks (the mean of ``y`` beside
+                # ``X``), which Dask's order may read after L's blocks: all of them
+                # wait for c where it is one block wide
+                if anc[c] & in_blocks and (info[big].nbytes or 0) / blocks[narrow[0]] >= threshold:
+                    triggers.append(big)
                 continue
             # L's data is held until c is done, by a layer that waits for c. How much
             # of it: L's bytes over the blocks of the narrowest small layer between L
@@ -486,6 +494,9 @@ def plan(
     - C has a large ancestor L (known size >= ``threshold_bytes``), and L's data also
       reaches a layer J that depends on C, through layers that are not known to be
       small (so L's chunks, or data derived from them, wait in memory for C);
+    - or C is computed from other data in several blocks, one block wide (the mean of
+      ``y`` in ``X.T @ (y - mean(y))``), and a large L's data reaches such a J: Dask's
+      order may compute C after L's blocks, which then all wait for it;
     - C is the last small layer on its way to J (or is itself requested): e.g.
       ``sqrt`` of a variance rather than the variance;
     - its tasks are one per block of its annotated chunks (it can be replaced).
