@@ -1126,6 +1126,11 @@ def test_broadcasting_keeps_blocks_within_the_chunk_size():
         assert blocks[1:] == ((3,), (16,))
         same = x[:, None, :] - x[:, None, :]  # no broadcast: the blocks stay
         assert same._data.chunks == ((2000, 2000), (1,), (16,))
+        # an axis both span is cut at both's boundaries, not as if paired as they are:
+        # weights in one long block times x's rows keep x's blocks (RidgeClassifier's
+        # ``X * sqrt(sample_weight)[:, None]`` was cut 32 times finer on 8 GiB)
+        w = xp.asarray(values[:, :1], device=xp.DASK, chunks=(4000, 1))
+        assert (x * w)._data.chunks == ((2000, 2000), (16,))
     expected = values[:, None, :] - values[:3][None, :, :]
     np.testing.assert_array_equal(to_numpy(d), expected)
     assert d.shape == expected.shape and d.dtype == xp.float64

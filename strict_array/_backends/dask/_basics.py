@@ -67,7 +67,13 @@ def bounded_broadcast_blocks(a: da.Array, b: da.Array, itemsize: int) -> tuple[d
     chunks only, never a value's shape, dtype or element."""
     if any(unknown(s) for s in a.shape + b.shape):
         return a, b
-    out = [max(max(ca, default=0), max(cb, default=0)) for ca, cb in zip(a.chunks, b.chunks)]
+    # an axis both span is cut at both's boundaries (Dask's common refinement): its
+    # blocks are at most the finer's; an axis of size 1 takes the other's blocks
+    out = [
+        min(max(ca, default=0), max(cb, default=0)) if sa == sb
+        else max(max(ca, default=0), max(cb, default=0))
+        for sa, sb, ca, cb in zip(a.shape, b.shape, a.chunks, b.chunks)
+    ]  # fmt: skip
     elements = math.prod(out)
     largest = max(math.prod(max(c, default=0) for c in x.chunks) for x in (a, b))
     if elements <= largest:  # no block grows: every operation but an expanding broadcast
