@@ -620,3 +620,40 @@ def test_products_of_an_input_with_a_centred_other_input_stream(weights):
         np.testing.assert_allclose(g, w, rtol=1e-12)
     assert loads == n_chunks  # X read once: y's mean in a pass of its own
     assert alive <= 6
+
+
+@pytest.mark.parametrize("asked", [True, False])
+def test_a_consumers_in_memory_operand_takes_the_inputs_blocks(asked):
+    """RidgeClassifierCV: labels a consumer made in NumPy (``asarray``, Dask's one
+    block) and weights from ``ones(n)``, centred and scaled, meet ``X`` in products
+    and element-wise. Where sizes are asked for (a consumer's call) they are computed
+    then, reading nothing, and cut in ``X``'s blocks: ``X`` streams (at most 6 chunks
+    alive). Elsewhere nothing is computed while building: Dask's rechunk, lazy."""
+    import strict_array as xp
+
+    n_chunks, rows = 24, 32
+    n = n_chunks * rows
+    rng = np.random.default_rng(9)
+    labels = rng.integers(0, 3, n)
+    onehot = (labels[:, None] == np.arange(3)).astype(np.int64) * 2 - 1
+    store = CountingStore(rng.standard_normal((n, 4)))
+    x = xp.asarray(da.from_array(store, chunks=(rows, 4), asarray=False))
+    with xp.known_sizes(asked):
+        y = xp.astype(xp.asarray(onehot, device=xp.DASK), xp.float64)
+        sw = xp.sqrt(xp.ones(n, dtype=xp.float64, device=xp.DASK))
+        y = (y - xp.mean(y, axis=0, keepdims=True)) * sw[:, None]
+        products = [x.mT @ y, x.mT @ sw]
+        residual = y - x[:, :3]  # element-wise with x's rows
+        assert store.loads == 0  # building computed nothing from x
+        assert residual._data.chunks[0] == x._data.chunks[0]
+        layers = [name for a in (*products, residual) for name in a._data.__dask_graph__().layers]
+        assert any(name.startswith("rechunk") for name in layers) is not asked
+    with dask.config.set(scheduler="threads", num_workers=2):
+        got = [np.asarray(v) for v in xp.compute(*products, xp.sum(residual * residual, axis=0))]
+    xn = store.data
+    yn = (onehot - onehot.mean(axis=0)) * 1.0
+    np.testing.assert_allclose(got[0], xn.T @ yn, rtol=1e-12)
+    np.testing.assert_allclose(got[1], xn.sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(got[2], ((yn - xn[:, :3]) ** 2).sum(axis=0), rtol=1e-12)
+    if asked:
+        assert store.max_alive <= 6

@@ -110,19 +110,25 @@ def _run_pass(step: _plan.Pass, collections: Sequence[Any]) -> list[Any]:
     return _run(collections, title=step.title if step.total > 1 else None)
 
 
-def plan(datas: Sequence[da.Array]) -> _plan.Plan:
-    """The plan of passes that computing ``datas`` together would run (nothing computes)."""
+def planning_threshold() -> int:
+    """The bytes of one input waiting for a reduction that make the planner cut (the
+    block's ``strict_array.planning`` setting, else ``strict_array.planning-threshold``);
+    the largest int when planning is off."""
     setting = current_planning()
     enabled = setting.enabled
     if enabled is None:
         enabled = bool(dask.config.get(PLANNING_KEY, True))
+    if not enabled:  # one pass: no array is large enough to plan for
+        return sys.maxsize
     threshold = setting.threshold
     if threshold is None:
         threshold = dask.config.get(THRESHOLD_KEY, DEFAULT_THRESHOLD)
-    threshold_bytes = parse_bytes(threshold) if isinstance(threshold, str) else int(threshold)
-    if not enabled:  # one pass: no array is large enough to plan for
-        threshold_bytes = sys.maxsize
-    return _plan.plan(list(datas), threshold_bytes=threshold_bytes)
+    return parse_bytes(threshold) if isinstance(threshold, str) else int(threshold)
+
+
+def plan(datas: Sequence[da.Array]) -> _plan.Plan:
+    """The plan of passes that computing ``datas`` together would run (nothing computes)."""
+    return _plan.plan(list(datas), threshold_bytes=planning_threshold())
 
 
 def compute(datas: Sequence[da.Array]) -> list[np.ndarray]:

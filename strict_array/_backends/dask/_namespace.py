@@ -23,12 +23,12 @@ from . import _keep, _linalg, _plan, _reductions, _set, _sorting
 from ._basics import (
     block_ranges,
     config_bytes,
+    cost_of_blocks,
     flip,
+    in_partner_blocks,
     made_from_nothing,
     pair_blocks,
     paired_unknown_blocks,
-    rechunk,
-    remade,
     reshape,
     unknown,
     whole_axes,
@@ -436,10 +436,13 @@ def _contracted_blocks_alike(x1: da.Array, x2: da.Array) -> tuple[da.Array, da.A
     c1, c2 = x1.chunks[-1], x2.chunks[axis2]
     if c1 == c2 or any(map(unknown, c1 + c2 + x1.shape + x2.shape)) or not (x1.ndim and x2.ndim):
         return x1, x2
-    if x2.size * _MUCH_SMALLER <= x1.size or (remade(x2) and not remade(x1)):
-        return x1, declared(rechunk(x2, {axis2: c1}))
-    if x1.size * _MUCH_SMALLER <= x2.size or remade(x1):
-        return declared(rechunk(x1, {x1.ndim - 1: c2})), x2
+    # (an operand made without reading, e.g. from a consumer's NumPy labels, takes the
+    # other's blocks at any size: see in_partner_blocks)
+    cost1, cost2 = cost_of_blocks(x1), cost_of_blocks(x2)
+    if x2.size * _MUCH_SMALLER <= x1.size or cost2 < cost1:
+        return x1, declared(in_partner_blocks(x2, {axis2: c1}))
+    if x1.size * _MUCH_SMALLER <= x2.size or cost1 < cost2:
+        return declared(in_partner_blocks(x1, {x1.ndim - 1: c2})), x2
     return x1, x2
 
 
