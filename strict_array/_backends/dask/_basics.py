@@ -149,28 +149,6 @@ def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     return remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
 
 
-def made_alike(a: da.Array, b: da.Array) -> tuple[da.Array, da.Array]:
-    """Operands of one rank: the one cheaper in other blocks (:func:`cost_of_blocks`:
-    made from nothing, or computed from values in this process alone) given the
-    other's blocks (:func:`in_partner_blocks`) along the axes of equal length where
-    their blocks differ.
-
-    Dask pairs blocks by splitting both to a common refinement: ``ones(n)`` in Dask's
-    default blocks (128 MiB) met with an input's rows was made whole, then cut in
-    pieces that waited, together, for their rows (RidgeCV's ``sqrt_sw``: 124 MiB
-    held on 8 GiB of data); a consumer's labels, from NumPy, were cut in pieces all
-    made first and held (RidgeClassifierCV: 573 MiB on 2 GiB)."""
-    for x, other in ((a, b), (b, a)):
-        chunks = {
-            i: co for i, (cx, co) in enumerate(zip(x.chunks, other.chunks))
-            if cx != co and sum(cx) == sum(co) and len(co) > 1
-        }  # fmt: skip
-        if chunks and cost_of_blocks(x) < cost_of_blocks(other):
-            again = in_partner_blocks(x, chunks)
-            return (again, b) if x is a else (a, again)
-    return a, b
-
-
 def cost_of_blocks(x: da.Array) -> int:
     """What ``x`` costs in other blocks: 0 made from nothing (made again), 1 computed
     from values in this process alone (no read), 2 anything else (read again, or
@@ -178,26 +156,6 @@ def cost_of_blocks(x: da.Array) -> int:
     if remade(x):
         return 0
     return 1 if bytes_in_memory(x) is not None else 2
-
-
-def in_partner_blocks(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
-    """``x`` in its partner's blocks along the axes of ``chunks``.
-
-    Rechunked, an operand computed from values in this process alone (a consumer's
-    NumPy labels, weights derived from ``ones(n)``) gets its pieces from tasks of
-    their own, which Dask's order runs before or after the large operand's blocks,
-    and one side waits in memory for the other (RidgeClassifierCV's ``X.T @ Y``: the
-    whole of X). Where sizes are asked for (a consumer's call), such an operand no
-    larger than twice the values it is computed from, or than the planning threshold,
-    is computed now, and its values cut in the new blocks: computing it reads
-    nothing. An array made from nothing is made again; any other is rechunked."""
-    from ._compute import planning_threshold, sizes_asked
-
-    held = None if remade(x) else bytes_in_memory(x)
-    if held is not None and sizes_asked() and x.nbytes <= max(2 * held, planning_threshold()):
-        values = np.asarray(x.compute(scheduler="sync"))
-        return da.from_array(values, chunks=tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
-    return rechunk(x, chunks)
 
 
 def bytes_in_memory(x: da.Array) -> int | None:

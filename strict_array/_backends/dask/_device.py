@@ -16,12 +16,7 @@ import numpy as np
 from ..._broadcasting import broadcast_shapes
 from .. import Device
 from . import _compute, _indexing, _io, _numpy_calls
-from ._basics import (
-    bounded_broadcast_blocks,
-    made_alike,
-    paired_unknown_blocks,
-    without_empty_blocks,
-)
+from ._basics import bounded_broadcast_blocks, paired_unknown_blocks, without_empty_blocks
 from ._namespace import auto_chunks, build_namespace, declared, declaring, reshape
 
 
@@ -46,7 +41,7 @@ def _checking_unknown_sizes(op: str, fn: Callable[[Any, Any], Any]) -> Callable[
                 a, b = paired_unknown_blocks(a, b)
             else:
                 itemsize = np.result_type(a.dtype, b.dtype).itemsize
-                a2, b2 = made_alike(*bounded_broadcast_blocks(a, b, itemsize))
+                a2, b2 = _compute.made_alike(*bounded_broadcast_blocks(a, b, itemsize))
                 if a2 is not a or b2 is not b:
                     a, b = declared(a2), declared(b2)
         return fn(a, b)
