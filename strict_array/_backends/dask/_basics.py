@@ -158,11 +158,12 @@ def cost_of_blocks(x: da.Array) -> int:
     return 1 if bytes_in_memory(x) is not None else 2
 
 
-def bytes_in_memory(x: da.Array) -> int | None:
+def bytes_in_memory(x: da.Array, *, from_shapes: bool = True) -> int | None:
     """The bytes of the values ``x`` is computed from, when it is computed from values
     held in this process and arrays made from nothing alone (``ones(n)``, a consumer's
     NumPy array given to ``asarray``, and what is derived from them): computing it reads
-    no file, no store and no cluster's data. None for any other array."""
+    no file, no store and no cluster's data. None for any other array, and, with
+    ``from_shapes`` false, for one made in part from nothing (computing it is work)."""
     graph = x.__dask_graph__()
     layers, deps = getattr(graph, "layers", None), getattr(graph, "dependencies", {})
     if layers is None:
@@ -171,7 +172,7 @@ def bytes_in_memory(x: da.Array) -> int | None:
     for name, layer in layers.items():
         if deps.get(name):
             continue
-        if isinstance(layer, Blockwise):  # made from its blocks' shapes alone
+        if isinstance(layer, Blockwise) and from_shapes:  # made from its blocks' shapes
             if not all(isinstance(d, ArrayChunkShapeDep) for d in layer.io_deps.values()):
                 return None
             if any(n not in layer.io_deps for n, ind in layer.indices if ind is not None):
@@ -199,20 +200,8 @@ def block_ranges(x: Any) -> np.ndarray | None:
     known = getattr(x, _RANGES, None)  # (a take checks its indices, then routes by them)
     if known is not None:
         return known  # type: ignore[no-any-return]
-    graph = x.__dask_graph__()
-    layers, deps = getattr(graph, "layers", {}), getattr(graph, "dependencies", {})
-    held = 0
-    for name, layer in layers.items():
-        if deps.get(name):
-            continue
-        if not isinstance(layer, MaterializedLayer):
-            return None
-        for value in layer.values():
-            value = getattr(value, "value", value)  # (a DataNode holds it)
-            if not isinstance(value, np.ndarray):
-                return None
-            held += value.nbytes
-    if held > 2 * x.nbytes + 2**20:  # (more than the index and a few more: real work)
+    held = bytes_in_memory(x, from_shapes=False)
+    if held is None or held > 2 * x.nbytes + 2**20:  # (more than the index: real work)
         return None
     ranges = da.map_blocks(
         lambda b: np.array([[b.min(), b.max()] if b.size else [0, -1]], dtype=np.int64),

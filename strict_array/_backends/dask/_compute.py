@@ -257,15 +257,20 @@ def made_alike(a: da.Array, b: da.Array) -> tuple[da.Array, da.Array]:
     pieces that waited, together, for their rows (RidgeCV's ``sqrt_sw``: 124 MiB
     held on 8 GiB of data); a consumer's labels, from NumPy, were cut in pieces all
     made first and held (RidgeClassifierCV: 573 MiB on 2 GiB)."""
-    for x, other in ((a, b), (b, a)):
-        chunks = {
-            i: co for i, (cx, co) in enumerate(zip(x.chunks, other.chunks))
-            if cx != co and sum(cx) == sum(co) and len(co) > 1
-        }  # fmt: skip
-        if chunks and cost_of_blocks(x) < cost_of_blocks(other):
-            again = in_partner_blocks(x, chunks)
-            return (again, b) if x is a else (a, again)
-    return a, b
+    differ = [
+        i for i, (ca, cb) in enumerate(zip(a.chunks, b.chunks)) if ca != cb and sum(ca) == sum(cb)
+    ]
+    if not differ:  # (every element-wise operation passes here: the costs only if needed)
+        return a, b
+    cost_a, cost_b = cost_of_blocks(a), cost_of_blocks(b)
+    if cost_a == cost_b:
+        return a, b
+    x, other = (a, b) if cost_a < cost_b else (b, a)
+    chunks = {i: other.chunks[i] for i in differ if len(other.chunks[i]) > 1}
+    if not chunks:
+        return a, b
+    again = in_partner_blocks(x, chunks)
+    return (again, b) if x is a else (a, again)
 
 
 def in_partner_blocks(x: da.Array, chunks: dict[int, tuple]) -> da.Array:

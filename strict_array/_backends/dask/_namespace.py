@@ -34,7 +34,7 @@ from ._basics import (
     whole_axis,
     without_empty_blocks,
 )
-from ._compute import sizes_asked
+from ._compute import in_partner_blocks, sizes_asked
 
 
 def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
@@ -437,8 +437,6 @@ def _contracted_blocks_alike(x1: da.Array, x2: da.Array) -> tuple[da.Array, da.A
         return x1, x2
     # (an operand made without reading, e.g. from a consumer's NumPy labels, takes the
     # other's blocks at any size: see in_partner_blocks)
-    from ._compute import in_partner_blocks
-
     cost1, cost2 = cost_of_blocks(x1), cost_of_blocks(x2)
     if x2.size * _MUCH_SMALLER <= x1.size or cost2 < cost1:
         return x1, declared(in_partner_blocks(x2, {axis2: c1}))
