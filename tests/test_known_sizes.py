@@ -14,6 +14,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
+from dask.core import flatten
 
 import strict_array as xp
 
@@ -456,6 +457,76 @@ def test_a_take_by_a_kept_nonzero_gathers_from_the_blocks_it_reaches(x_chunks):
         with xp.known_sizes():
             shorter = xp.asarray(c[:100], device=xp.DASK, chunks=30)[index]
         np.asarray(shorter)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.round(RNG.random(3000), 1),  # (zeros here and there)
+        np.concatenate([np.zeros(700), RNG.random(2300)]),  # (blocks with none)
+        np.where(RNG.random(3000) < 0.5, np.nan, 1.0),  # (NaN is nonzero, as in NumPy)
+        np.zeros(3000),
+        RNG.random(3000) < 0.3,
+        RNG.integers(-2, 3, 3000),
+    ],
+    ids=["float", "empty blocks", "nan", "none", "bool", "int"],
+)
+@pytest.mark.parametrize("chunks", [100, 333])
+def test_a_kept_nonzero_keeps_its_mask_not_its_indices(values, chunks):
+    """A 1-D ``nonzero`` where sizes are asked for keeps the mask (a byte an element),
+    not the indices (eight): scikit-learn's curves keep ``nonzero(diff(scores))``, as
+    long as the data when the scores are distinct. Each block of indices is made from
+    its block of the mask; the sizes are known, and the blocks' bounds too, without
+    computing the indices; NumPy's values."""
+    from strict_array._backends.dask._basics import block_ranges, bytes_in_memory
+
+    x = xp.asarray(values, device=xp.DASK, chunks=chunks)
+    with xp.known_sizes():
+        (index,) = xp.nonzero(x)
+    want = np.nonzero(values)[0]
+    assert index.shape == want.shape
+    assert not any(c != c for c in index._data.chunks[0])
+    held = bytes_in_memory(index._data, from_shapes=False)
+    assert held is not None and held <= values.size  # (the indices: 8 x their number)
+    ranges = block_ranges(index._data)
+    assert ranges is not None
+    blocks = np.split(want, np.cumsum(index._data.chunks[0])[:-1])
+    for (low, high), block in zip(ranges, blocks):
+        assert (
+            (low, high) == (0, -1) if not block.size else low <= block.min() <= block.max() <= high
+        )
+    np.testing.assert_array_equal(np.asarray(index), want)
+    with xp.known_sizes():
+        taken = x[index]
+    np.testing.assert_array_equal(np.asarray(taken), values[want])
+
+
+def test_a_take_by_a_kept_nonzero_makes_each_block_of_indices_in_its_gather():
+    """Each block of a kept ``nonzero``'s indices (and of a ``concat`` of them) is made
+    in the task that gathers by it, from its block of the mask: apart, Dask's order
+    ran those small tasks late, and the arrays gathered from waited for them
+    (scikit-learn's curves on 8 GiB held their sorted scores and cumulative sums
+    whole). NumPy's values."""
+    from dask._task_spec import DataNode, convert_legacy_graph
+
+    a = np.round(RNG.random(3000), 2)
+    c = np.cumsum(RNG.random(3000))
+    x = xp.asarray(a, device=xp.DASK, chunks=300)
+    sums = xp.asarray(c, device=xp.DASK, chunks=300)
+    with xp.known_sizes():
+        kept = xp.nonzero(xp.diff(x))[0]
+        index = xp.concat([kept, xp.asarray([a.size - 1], device=xp.DASK)])
+        taken = sums[index]
+    want = np.concatenate([np.nonzero(np.diff(a))[0], [a.size - 1]])
+    data = taken._data
+    graph = convert_legacy_graph(dict(data.__dask_graph__()))
+    index_layers = set(index._data.__dask_graph__().layers)
+    for key in flatten(data.__dask_keys__()):
+        for dep in graph[key].dependencies:
+            made = graph[dep]
+            # from the index: only its data (the mask's blocks), no task of it
+            assert dep[0] not in index_layers or isinstance(made, DataNode), dep
+    np.testing.assert_array_equal(np.asarray(taken), c[want])
 
 
 def test_an_argsort_taken_from_another_length_or_forgotten_is_numpys_take():

@@ -190,9 +190,9 @@ def bytes_in_memory(x: da.Array, *, from_shapes: bool = True) -> int | None:
 
 def block_ranges(x: Any) -> np.ndarray | None:
     """Each block's least and greatest value, ``(nblocks, 2)``, for a 1-D integer array
-    computed from values in this process alone, no larger than it (a consumer's
-    ``nonzero``, kept, and what is built from it: ``concat`` with a few more indices),
-    computed now (the caller computes now only where sizes are asked for, as the
+    whose bounds are noted (:func:`with_block_ranges`: a consumer's ``nonzero``), or
+    computed from values in this process alone, no larger than it (what is built from
+    such a ``nonzero``: ``concat`` with a few more indices), computed now (the caller computes now only where sizes are asked for, as the
     sample sort does); None for any other array (a computation that reads data, or data on a
     cluster's workers), and for an empty block's range, ``(0, -1)``."""
     if not isinstance(x, da.Array) or x.ndim != 1 or x.dtype.kind not in "iu":
@@ -207,9 +207,15 @@ def block_ranges(x: Any) -> np.ndarray | None:
         lambda b: np.array([[b.min(), b.max()] if b.size else [0, -1]], dtype=np.int64),
         x, chunks=((1,) * x.numblocks[0], (2,)), new_axis=1, dtype=np.int64,
     )  # fmt: skip
-    known = np.asarray(ranges.compute(scheduler="sync"))
-    setattr(x, _RANGES, known)
-    return known
+    return with_block_ranges(x, np.asarray(ranges.compute(scheduler="sync")))
+
+
+def with_block_ranges(x: da.Array, ranges: np.ndarray) -> np.ndarray:
+    """Note bounds of each block's values of ``x`` (``(nblocks, 2)``: least and
+    greatest, ``(0, -1)`` for an empty block), known without computing it: returned by
+    :func:`block_ranges` from now on."""
+    setattr(x, _RANGES, ranges)
+    return ranges
 
 
 def whole_axis(x: da.Array, axis: int) -> da.Array:

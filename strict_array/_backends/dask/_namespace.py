@@ -32,9 +32,10 @@ from ._basics import (
     unknown,
     whole_axes,
     whole_axis,
+    with_block_ranges,
     without_empty_blocks,
 )
-from ._compute import in_partner_blocks, sizes_asked
+from ._compute import counted, in_partner_blocks, sizes_asked
 
 
 def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
@@ -99,13 +100,44 @@ def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array
     if sum(stop - first for first, stop in spans) > 2 * (len(spans) + x.numblocks[0]):
         return None
     name = "take-known-" + tokenize(x.name, index.name)
+    made = _made_from_data(index)
     tasks: dict[Any, Any] = {}
     for j, (key, (first, stop)) in enumerate(zip(flatten(index.__dask_keys__()), spans)):
         sources = (TaskRef((x.name, i)) for i in range(first, stop))
         start = int(offsets[first])
-        tasks[(name, j)] = Task((name, j), _gather_from, TaskRef(key), start, x.dtype, *sources)
+        gather = Task((name, j), _gather_from, TaskRef(key), start, x.dtype, *sources)
+        chain = made.get(key)
+        tasks[(name, j)] = gather if chain is None else Task.fuse(*chain, gather)
     graph = HighLevelGraph.from_collections(name, tasks, dependencies=[x, index])  # type: ignore[list-item]
     return da.Array(graph, name, index.chunks, meta=x._meta)
+
+
+def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
+    """For each block of ``index`` made by at most ``most`` tasks from data alone (a
+    kept ``nonzero``'s mask, and a ``concat`` of it), those tasks, to fuse into the
+    gather of that block. Apart, Dask's order ran them late: the cumulative sums and
+    the sorted scores a take gathers from waited for them (scikit-learn's curves,
+    8 GiB: nearly all of both held, 500 MiB). None for a block made from anything else
+    (a computation, or data on a cluster's workers): its gather waits for it."""
+    from dask._task_spec import DataNode, convert_legacy_graph
+
+    graph = convert_legacy_graph(dict(index.__dask_graph__()))
+    out: dict[Any, list[Any]] = {}
+    for key in flatten(index.__dask_keys__()):
+        chain: dict[Any, Any] = {}
+        todo = [key]
+        while todo and len(chain) <= most:
+            k = todo.pop()
+            node = graph.get(k)
+            if node is None or len(chain) == most:
+                break
+            if not isinstance(node, DataNode) and k not in chain:
+                chain[k] = node
+                todo += node.dependencies
+        else:
+            if chain:
+                out[key] = list(chain.values())
+    return out
 
 
 def _gather_from(index: np.ndarray, start: int, dtype: np.dtype, *blocks: np.ndarray) -> np.ndarray:
@@ -317,12 +349,38 @@ def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
 def _nonzero(x: da.Array, /) -> tuple[da.Array, ...]:
     """``nonzero`` that also takes unknown sizes (Dask's numbers the elements with
     ``arange`` over the size): NumPy's ``nonzero`` of the whole array in one block, one
-    task for all its results, their sizes unknown."""
+    task for all its results, their sizes unknown. A 1-D array in several blocks, where
+    sizes are asked for: :func:`_nonzero_of_kept_mask`."""
+    if x.ndim == 1 and x.numblocks[0] > 1 and not unknown(x.shape[0]) and sizes_asked():
+        return (_nonzero_of_kept_mask(x),)
     if not any(unknown(s) for s in x.shape):
         return compat.nonzero(x)  # type: ignore[attr-defined,no-any-return]
     x = whole_axes(x)
     task = dask.delayed(np.nonzero, nout=x.ndim, pure=True)(x.to_delayed().ravel()[0])
     return tuple(da.from_delayed(t, shape=(np.nan,), dtype=np.intp) for t in task)
+
+
+def _nonzero_of_kept_mask(x: da.Array) -> da.Array:
+    """``nonzero(x)[0]`` of a 1-D ``x``, its sizes known: the mask ``x != 0`` is kept
+    (:func:`._compute.counted`: one pass), and each block of indices is made from its
+    block of the mask when needed. The mask takes a byte an element where the indices
+    take eight: scikit-learn's curves keep ``nonzero(diff(sorted scores))``, as long as
+    the data when the scores are distinct (256 MiB of indices on 8 GiB, 32 MiB of mask).
+    The blocks' bounds are known (each block's positions), for a take to route by."""
+    kept, counts = counted(x != 0)
+    starts = np.cumsum((0, *x.chunks[0][:-1]))
+
+    def indices(mask: np.ndarray, block_info: Any = None) -> np.ndarray:
+        start = block_info[0]["array-location"][0][0]
+        return np.flatnonzero(mask) + start
+
+    out = da.map_blocks(indices, kept, chunks=(counts,), dtype=np.intp)
+    filled = np.asarray(counts) > 0
+    stops = starts + np.asarray(x.chunks[0]) - 1
+    with_block_ranges(
+        out, np.stack([np.where(filled, starts, 0), np.where(filled, stops, -1)], axis=1)
+    )
+    return out
 
 
 def _along_whole_axis(func: Any) -> Any:
