@@ -1455,6 +1455,38 @@ def test_a_statistic_computed_in_a_planned_pass_is_not_read_again():
 
 
 @pytest.mark.parametrize(
+    "shape, chunks, axis",
+    [((10,), 3, 0), ((10,), (1, 9), 0), ((10,), (9, 1), 0), ((7, 5), (2, 3), 0),
+     ((7, 5), (2, 3), 1), ((7, 5), (7, 2), 1), ((3,), 1, 0), ((1,), 1, 0), ((0,), 1, 0)],
+)  # fmt: skip
+@pytest.mark.parametrize("dtype", [np.float64, np.int8, np.uint8, bool])
+@pytest.mark.parametrize("n", [1, 2, 4, 11])
+def test_diff_keeps_the_blocks_of_its_input(shape, chunks, axis, dtype, n):
+    """Each block is differenced with the first element of the next, so the result has
+    x's blocks (the last one shorter, a last block of one element gone): Dask's
+    ``x[1:] - x[:-1]`` cuts both at each other's boundaries, and what meets the result
+    (scikit-learn's ``diff(recall) * precision[:-1]``) was rechunked to them. NumPy's
+    values and dtype (``!=`` for booleans, wrapping for unsigned integers)."""
+    a = np.random.default_rng(0).standard_normal(shape) * 10
+    a = a > 0 if dtype is bool else a.astype(dtype)
+    x = xp.asarray(a, device=xp.DASK, chunks=chunks)
+    got = xp.diff(x, axis=axis, n=n)
+    want = np.diff(a, axis=axis, n=n)
+    assert got.shape == want.shape and got.dtype == xp.asarray(want).dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+    if n == 1 and a.shape[axis] > 1:
+        sizes = x._data.chunks[axis]
+        kept = sizes[:-1] if sizes[-1] == 1 else (*sizes[:-1], sizes[-1] - 1)
+        assert got._data.chunks[axis] == kept
+        assert (
+            got._data.chunks[axis]
+            == x[(slice(None),) * axis + (slice(None, -1),)]._data.chunks[axis]
+        )
+        layers = (got * x[(slice(None),) * axis + (slice(None, -1),)])._data.dask.layers
+        assert not [name for name in layers if name.startswith("rechunk")]
+
+
+@pytest.mark.parametrize(
     "shape, chunks, reps",
     [((), -1, (100_000,)), ((3,), -1, (7,)), ((2, 3), (1, 3), (4, 2)), ((4,), 2, (3,)),
      ((2, 2), -1, (1, 3, 2)), ((5,), -1, (0,))],
