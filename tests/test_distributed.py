@@ -52,6 +52,27 @@ def test_results_equal_cpu_on_cluster(client):
     np.testing.assert_allclose(float(xp.sum(centred)), float(xp.sum(expected_centred)))
 
 
+def test_a_take_by_thresholds_from_a_kept_nonzero_gathers_by_blocks_on_a_cluster(client):
+    """scikit-learn's thresholds, ``concat([nonzero(diff(scores)), [n - 1]])``: the kept
+    mask is on the workers, so no bounds are computed here, but the kept ``nonzero``'s
+    are noted and carry through the ``concat``: the take gathers from the blocks each
+    block of the index reaches (Dask's take pairs every block of the index with every
+    block of the array, holding it whole). NumPy's values."""
+    rng = np.random.default_rng(2)
+    a = np.round(rng.random(3000), 2)
+    c = np.cumsum(rng.random(3000))
+    x = xp.asarray(a, device=xp.DASK, chunks=300)
+    sums = xp.asarray(c, device=xp.DASK, chunks=300)
+    with xp.known_sizes():
+        index = xp.concat([xp.nonzero(xp.diff(x))[0], xp.asarray([a.size - 1], device=xp.DASK)])
+        taken = sums[index]
+    layers = taken._data.__dask_graph__().layers
+    assert [n for n in layers if n.startswith("take-known")]
+    assert not [n for n in layers if n.startswith("slice_with_int_dask_array")]
+    want = np.concatenate([np.nonzero(np.diff(a))[0], [a.size - 1]])
+    np.testing.assert_array_equal(np.asarray(taken), c[want])
+
+
 def test_survives_a_killed_worker(client):
     raw = da.ones((40, 4), chunks=(1, 4)).map_blocks(_slow, dtype=float)
     y = xp.sum_to(xp.asarray(raw) * 3.0, (4,), (1,))

@@ -197,7 +197,7 @@ def block_ranges(x: Any) -> np.ndarray | None:
     cluster's workers), and for an empty block's range, ``(0, -1)``."""
     if not isinstance(x, da.Array) or x.ndim != 1 or x.dtype.kind not in "iu":
         return None
-    known = getattr(x, _RANGES, None)  # (a take checks its indices, then routes by them)
+    known = noted_block_ranges(x)  # (a take checks its indices, then routes by them)
     if known is not None:
         return known  # type: ignore[no-any-return]
     held = bytes_in_memory(x, from_shapes=False)
@@ -208,6 +208,11 @@ def block_ranges(x: Any) -> np.ndarray | None:
         x, chunks=((1,) * x.numblocks[0], (2,)), new_axis=1, dtype=np.int64,
     )  # fmt: skip
     return with_block_ranges(x, np.asarray(ranges.compute(scheduler="sync")))
+
+
+def noted_block_ranges(x: Any) -> np.ndarray | None:
+    """The bounds noted for ``x`` by :func:`with_block_ranges`, or None."""
+    return getattr(x, _RANGES, None)
 
 
 def with_block_ranges(x: da.Array, ranges: np.ndarray) -> np.ndarray:

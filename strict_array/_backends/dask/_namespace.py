@@ -26,6 +26,7 @@ from ._basics import (
     cost_of_blocks,
     flip,
     made_from_nothing,
+    noted_block_ranges,
     pair_blocks,
     paired_unknown_blocks,
     reshape,
@@ -594,7 +595,10 @@ def _concat(arrays: Any, /, *, axis: int | None = 0) -> da.Array:
     axis %= arrays[0].ndim
     if not any(unknown(s) for a in arrays for i, s in enumerate(a.shape) if i != axis):
         # (an empty array joined leaves a block of size 0)
-        return without_empty_blocks(compat.concat(arrays, axis=axis))  # type: ignore[attr-defined]
+        out = without_empty_blocks(compat.concat(arrays, axis=axis))  # type: ignore[attr-defined]
+        if any(noted_block_ranges(a) is not None for a in arrays):
+            _join_block_ranges(out, arrays)
+        return out
     # Dask refuses unknown sizes off the axis: each array's axis in one block, and the
     # blocks joined one by one
     arrays = [whole_axis(a, axis) for a in _paired_blocks("concat", arrays, skip=axis)]
@@ -607,6 +611,25 @@ def _concat(arrays: Any, /, *, axis: int | None = 0) -> da.Array:
         *(p for a in arrays for p in (a, index)), adjust_chunks={axis: chunks[axis]},
         dtype=dtype, align_arrays=False, meta=np.empty((0,) * len(index), dtype),
     )  # fmt: skip
+
+
+def _join_block_ranges(out: da.Array, arrays: list[da.Array]) -> None:
+    """Note the bounds of ``out``'s blocks, a ``concat`` of 1-D integer ``arrays`` one of
+    which has its bounds noted (a kept ``nonzero``): each part's, noted or computed
+    from values here (:func:`block_ranges`: scikit-learn joins its thresholds with
+    ``[n - 1]``). On a cluster, where the kept mask is on the workers and nothing is
+    computed here, the take by the thresholds then gathers by blocks too."""
+    if out.dtype.kind not in "iu" or not sizes_asked():
+        return
+    parts = [block_ranges(a) for a in arrays]
+    known = [p for p in parts if p is not None]
+    if len(known) < len(parts):
+        return
+    ranges = np.concatenate(known)
+    sizes = [s for a in arrays for s in a.chunks[0]]
+    ranges = ranges[np.asarray(sizes) > 0] if 0 in sizes else ranges  # (blocks dropped)
+    if len(ranges) == out.numblocks[0]:
+        with_block_ranges(out, ranges)
 
 
 def _diff(x: da.Array, /, *, axis: int = -1, n: int = 1, **ends: Any) -> da.Array:
