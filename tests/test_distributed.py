@@ -10,6 +10,8 @@ import time
 import dask.array as da
 import numpy as np
 import pytest
+from dask._task_spec import DataNode, convert_legacy_graph
+from dask.core import flatten
 
 import strict_array as xp
 
@@ -57,7 +59,8 @@ def test_a_take_by_thresholds_from_a_kept_nonzero_gathers_by_blocks_on_a_cluster
     mask is on the workers, so no bounds are computed here, but the kept ``nonzero``'s
     are noted and carry through the ``concat``: the take gathers from the blocks each
     block of the index reaches (Dask's take pairs every block of the index with every
-    block of the array, holding it whole). NumPy's values."""
+    block of the array, holding it whole), each block of the index made in its gather
+    from the mask's block on a worker. NumPy's values."""
     rng = np.random.default_rng(2)
     a = np.round(rng.random(3000), 2)
     c = np.cumsum(rng.random(3000))
@@ -69,6 +72,14 @@ def test_a_take_by_thresholds_from_a_kept_nonzero_gathers_by_blocks_on_a_cluster
     layers = taken._data.__dask_graph__().layers
     assert [n for n in layers if n.startswith("take-known")]
     assert not [n for n in layers if n.startswith("slice_with_int_dask_array")]
+    # each block of the index is made in its gather, from the mask's block on a worker
+    graph = convert_legacy_graph(dict(taken._data.__dask_graph__()))
+    index_layers = index._data.__dask_graph__().layers
+    index_tasks = {
+        k for k, v in graph.items() if k[0] in index_layers and not isinstance(v, DataNode)
+    }
+    for key in flatten(taken._data.__dask_keys__()):
+        assert not graph[key].dependencies & index_tasks
     want = np.concatenate([np.nonzero(np.diff(a))[0], [a.size - 1]])
     np.testing.assert_array_equal(np.asarray(taken), c[want])
 

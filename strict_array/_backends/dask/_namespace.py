@@ -118,11 +118,12 @@ def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
     kept ``nonzero``'s mask, and a ``concat`` of it), those tasks, to fuse into the
     gather of that block. Apart, Dask's order ran them late: the cumulative sums and
     the sorted scores a take gathers from waited for them (scikit-learn's curves,
-    8 GiB: nearly all of both held, 500 MiB). None for a block made from anything else
-    (a computation, or data on a cluster's workers): its gather waits for it."""
+    8 GiB: nearly all of both held, 500 MiB). The data may be on a cluster's workers.
+    None for a block made from anything else: its gather waits for it."""
     from dask._task_spec import DataNode, convert_legacy_graph
 
-    graph = convert_legacy_graph(dict(index.__dask_graph__()))
+    raw = dict(index.__dask_graph__())
+    graph = convert_legacy_graph(raw)
     out: dict[Any, list[Any]] = {}
     for key in flatten(index.__dask_keys__()):
         chain: dict[Any, Any] = {}
@@ -130,6 +131,8 @@ def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
         while todo and len(chain) <= most:
             k = todo.pop()
             node = graph.get(k)
+            if node is None and k in raw:  # (data on a cluster's workers: a future)
+                continue
             if node is None or len(chain) == most:
                 break
             if not isinstance(node, DataNode) and k not in chain:
