@@ -919,6 +919,30 @@ def test_tensordot_multiplies_zero_by_infinity_whatever_the_chunks(chunks):
     assert np.isnan(to_numpy(one)).all()  # (np.tensordot gives 0 here)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.complex128])
+@pytest.mark.parametrize("contracted_chunks", [-1, 2])
+def test_a_product_over_one_contracted_block_needs_no_sum(dtype, contracted_chunks):
+    """``X @ W`` with the contracted axis in one block (a few features): each output
+    block is one product, fused by Dask with what makes and uses its operands; summed
+    as a reduction of one piece, it was copied twice in tasks of their own, which a
+    cluster's workers held apart from their consumers (Nystroem's kernel). In several
+    blocks, the partial products are summed. NumPy's values and dtype."""
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((60, 5)) * 3).astype(dtype)
+    b = (rng.standard_normal((5, 4)) * 3).astype(dtype)
+    x = xp.asarray(a, device=xp.DASK, chunks=(10, contracted_chunks))
+    w = xp.asarray(b, device=xp.DASK, chunks=(contracted_chunks, -1))
+    got = x @ w
+    np.testing.assert_allclose(to_numpy(got), a @ b, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    assert to_numpy(got).dtype == (a @ b).dtype
+    layers = list(got._data.dask.layers)
+    summed = [n for n in layers if n.startswith("sum")]
+    assert (not summed) if contracted_chunks == -1 else summed
+    if contracted_chunks == -1 and dtype == np.float64:
+        (fused,) = dask.optimize(xp.sum(xp.exp(x * 0.1) @ w, axis=0)._data)
+        assert not [n for n in fused.dask.layers if n.startswith(("exp", "product"))]
+
+
 def test_elementwise_operands_of_unknown_sizes_from_different_masks():
     """Dask pairs blocks by position and NumPy broadcasts a one-element block: x + y of
     selections with other blocks gave 6 values for 3 (silently), or failed for equal sizes."""

@@ -472,9 +472,22 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     out_index = index1 + tuple(index2[i] for i in free2)  # contracted axes kept, size 1
     dtype = np.result_type(x1.dtype, x2.dtype)
 
+    def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return kernel(a, b, axes=(left, right)).astype(dtype, copy=False)  # type: ignore[no-any-return]
+
+    if left and all(x1.numblocks[a] == 1 and x2.numblocks[b] == 1 for a, b in zip(left, right)):
+        # one block along every contracted axis (X @ W, W of a few columns): each output
+        # block is one product, fused with what uses it; summed as a reduction of one
+        # piece, it was copied twice in tasks of their own, which a cluster's workers
+        # held apart from their consumers (Nystroem: 1 GiB of products on a worker)
+        kept = tuple(i for i in out_index if i not in {index1[a] for a in left})
+        return da.blockwise(
+            product, kept, x1, index1, x2, tuple(index2), concatenate=True, dtype=dtype,
+            meta=np.empty((0,) * len(kept), dtype),
+        )  # fmt: skip
+
     def block(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out = kernel(a, b, axes=(left, right)).astype(dtype, copy=False)
-        return np.expand_dims(out, tuple(left))
+        return np.expand_dims(product(a, b), tuple(left))
 
     partial = da.blockwise(
         block, out_index, x1, index1, x2, tuple(index2),
