@@ -133,9 +133,10 @@ def known_sizes(enabled: bool = True) -> Iterator[None]:
     On a lazy device the size of ``x[mask]``, ``nonzero(x)`` or ``unique_values(x)``
     depends on the data, so ``shape`` reports it as ``None`` until computed, and
     code that uses sizes as numbers (``n = x.shape[0]``, ``range(len(x))``) fails.
-    Inside this block such a result is computed at once (kept in memory, or on
-    the cluster's workers) and its sizes are known: the code works as on an eager
-    device, at the cost of a computation at each such step.
+    Inside this block such a result is computed at once (it, or the mask it is
+    selected by, kept in memory, or on the cluster's workers) and its sizes are
+    known: the code works as on an eager device, at the cost of a computation at
+    each such step.
 
     Parameters
     ----------
