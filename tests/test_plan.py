@@ -573,7 +573,10 @@ def _workloads():
 def test_workloads_read_at_most_levels_plus_one_times_in_bounded_memory(case):
     """Natural code of each workload class: the input is read once per level of
     statistics plus once, a few chunks alive at a time, and the values are the one
-    graph's bit for bit (the benchmark measures the same classes' RSS and time)."""
+    graph's bit for bit (the benchmark measures the same classes' RSS and time).
+    Counted in the order Dask's priorities give (one thread: with two, on a busy
+    machine one thread ran ahead of the other and the count varied, 9 and 14 for
+    the k-means step where it is 2; one graph without the plan holds all 24)."""
     import strict_array as xp
 
     levels, make = _workloads()[case]
@@ -583,13 +586,13 @@ def test_workloads_read_at_most_levels_plus_one_times_in_bounded_memory(case):
         store = CountingStore(np.random.default_rng(3).standard_normal((n_chunks * rows, 4)))
         x = xp.asarray(da.from_array(store, chunks=(rows, 4), asarray=False))
         out = make(x)
-        with dask.config.set(scheduler="threads", num_workers=2):
+        with dask.config.set(scheduler="sync"):
             with xp.planning(planned, threshold=4 * rows * 4 * 8):
                 results[planned] = (np.asarray(out), store.loads, store.max_alive)
     (want, _, _), (got, loads, alive) = results[False], results[True]
     _same([got], [want])
     assert loads <= (levels + 1) * n_chunks
-    assert alive <= 6
+    assert alive <= 3
 
 
 @pytest.mark.parametrize("weights", ["ones", "none"])
@@ -619,7 +622,7 @@ def test_products_of_an_input_with_a_centred_other_input_stream(weights):
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-12)
     assert loads == n_chunks  # X read once: y's mean in a pass of its own
-    assert alive <= 6
+    assert alive <= 3
 
 
 @pytest.mark.parametrize("asked", [True, False])
