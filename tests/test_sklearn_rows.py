@@ -80,3 +80,31 @@ def test_every_array_api_estimator_of_scikit_learn_has_a_row():
             continue
     covered = {name.split("(")[0] for name in rows.ROWS}
     assert tagged <= covered, sorted(tagged - covered)
+
+
+@pytest.mark.parametrize("chunks", [None, 2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_curves_with_weights_in_one_block_or_several(chunks, weighted):
+    """The curves with sample weights (the zero weights filtered by a mask first), in
+    one block or several: a take by the thresholds fuses the tasks that make each
+    block of indices, which read the data the index is made from (the mask, the
+    ``[n - 1]`` joined to it); those layers must stay in the graph when the index's
+    own layer is replaced by kept blocks (it failed with a missing dependency).
+    NumPy's values."""
+    from sklearn import config_context
+    from sklearn.metrics import det_curve, precision_recall_curve, roc_curve
+
+    y = np.array([0, 0, 1, 1, 0, 1, 1, 0])
+    s = np.array([0.1, 0.4, 0.35, 0.8, 0.5, 0.9, 0.35, 0.2])
+    w = np.array([1.0, 2.0, 0.0, 1.0, 1.0, 3.0, 0.5, 0.0])
+    kw = {"sample_weight": w} if weighted else {}
+    for metric, extra in ((roc_curve, {"drop_intermediate": False}), (det_curve, {}),
+                          (precision_recall_curve, {})):  # fmt: skip
+        want = metric(y, s, **kw, **extra)
+        on = {"device": xp.DASK, **({"chunks": chunks} if chunks else {})}
+        with config_context(array_api_dispatch=True):
+            got = metric(xp.asarray(y, **on), xp.asarray(s, **on),
+                         **{k: xp.asarray(v, **on) for k, v in kw.items()}, **extra)  # fmt: skip
+            got = [np.asarray(g) for g in got]
+        for g, wv in zip(got, want):
+            np.testing.assert_allclose(g, wv, err_msg=metric.__name__)

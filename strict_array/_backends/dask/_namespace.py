@@ -110,7 +110,12 @@ def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array
         chain = made.get(key)
         tasks[(name, j)] = gather if chain is None else Task.fuse(*chain, gather)
     graph = HighLevelGraph.from_collections(name, tasks, dependencies=[x, index])  # type: ignore[list-item]
-    return da.Array(graph, name, index.chunks, meta=x._meta)
+    # the fused tasks read the data the index is made from: its layers are this layer's
+    # dependencies too, kept when the index's own layer is replaced by kept blocks
+    read = {k[0] if isinstance(k, tuple) else k for t in tasks.values() for k in t.dependencies}
+    deps = {k: set(v) for k, v in graph.dependencies.items()}
+    deps[name] |= read & graph.layers.keys()
+    return da.Array(HighLevelGraph(dict(graph.layers), deps), name, index.chunks, meta=x._meta)
 
 
 def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
