@@ -192,9 +192,10 @@ def block_ranges(x: Any) -> np.ndarray | None:
     """Each block's least and greatest value, ``(nblocks, 2)``, for a 1-D integer array
     whose bounds are noted (:func:`with_block_ranges`: a consumer's ``nonzero``), or
     computed from values in this process alone, no larger than it (what is built from
-    such a ``nonzero``: ``concat`` with a few more indices), computed now (the caller computes now only where sizes are asked for, as the
-    sample sort does); None for any other array (a computation that reads data, or data on a
-    cluster's workers), and for an empty block's range, ``(0, -1)``."""
+    such a ``nonzero``: ``concat`` with a few more indices), computed now (the caller
+    computes now only where sizes are asked for, as the sample sort does); None for any
+    other array (a computation that reads data, or data on a cluster's workers), and
+    for an empty block's range, ``(0, -1)``."""
     if not isinstance(x, da.Array) or x.ndim != 1 or x.dtype.kind not in "iu":
         return None
     known = noted_block_ranges(x)  # (a take checks its indices, then routes by them)

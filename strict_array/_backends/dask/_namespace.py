@@ -124,7 +124,7 @@ def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
     gather of that block. Apart, Dask's order ran them late: the cumulative sums and
     the sorted scores a take gathers from waited for them (scikit-learn's curves,
     8 GiB: nearly all of both held, 500 MiB). The data may be on a cluster's workers.
-    None for a block made from anything else: its gather waits for it."""
+    No entry for a block made from anything else: its gather waits for it."""
     from dask._task_spec import DataNode, convert_legacy_graph
 
     raw = dict(index.__dask_graph__())
@@ -133,7 +133,7 @@ def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
     for key in flatten(index.__dask_keys__()):
         chain: dict[Any, Any] = {}
         todo = [key]
-        while todo and len(chain) <= most:
+        while todo:
             k = todo.pop()
             node = graph.get(k)
             if node is None and k in raw:  # (data on a cluster's workers: a future)
