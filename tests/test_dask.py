@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 
 import dask
 import dask.array as da
@@ -636,6 +637,46 @@ def test_integer_power_and_empty_gathers_fail_only_where_cpu_does(device):
     assert to_numpy(x[on(device, np.array([[1], [0]])), 1, ...]).shape == (2, 1, 0)
     with pytest.raises(IndexError, match="out of bounds"):
         to_numpy(x[on(device, np.array([[4], [4]])), 1, ...])
+
+
+# (not the test backend over array_api_strict: its pow is NumPy's loop, as reported there)
+@pytest.mark.parametrize("device", [xp.CPU, xp.DASK], ids=["cpu", "dask"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_the_square_root_power_keeps_the_standards_special_cases(device, dtype):
+    """NumPy's loop takes a square root for an exponent of 0.5 broadcast along it (a
+    scalar, a size-1 array, a column), where ``-inf ** 0.5`` is NaN and ``-0.0 ** 0.5``
+    is ``-0.0``; an exponent array as long as the base gives the standard's ``+inf`` and
+    ``+0.0`` (numpy/numpy#21213). Each form gives the standard's values, on each device
+    (their blocks differ in layout, so NumPy alone made them differ), in place too."""
+    base = np.array([-np.inf, -0.0, 0.0, 4.0, -4.0, np.nan, np.inf], dtype=dtype)
+    want = np.array([np.inf, 0.0, 0.0, 2.0, np.nan, np.nan, np.inf], dtype=dtype)
+    half = np.full(base.shape, 0.5, dtype=dtype)
+    x = on(device, base.copy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's: invalid value)
+        got = [
+            x**0.5,
+            xp.pow(x, 0.5),
+            x ** on(device, half[:1]),
+            x ** on(device, half),
+            xp.pow(x, on(device, np.asarray(0.5, dtype=dtype))),
+        ]
+        inplace = on(device, base.copy())
+        inplace **= 0.5
+        got.append(inplace)
+        inplace = on(device, base.copy())
+        inplace **= on(device, half[:1])
+        got.append(inplace)
+        column = on(device, base.reshape(-1, 1)) ** on(device, half.reshape(-1, 1)[:1])
+        got.append(xp.reshape(column, (-1,)))
+        for g in got:
+            values = to_numpy(g)
+            assert values.dtype == want.dtype
+            np.testing.assert_array_equal(values, want)
+            signed = ~np.isnan(want)  # (a NaN's sign means nothing)
+            np.testing.assert_array_equal(np.signbit(values[signed]), np.signbit(want[signed]))
+        squares = to_numpy(x**2.0)  # (other exponents: NumPy's values as they are)
+    np.testing.assert_array_equal(squares, base**2.0)
 
 
 @pytest.mark.parametrize("name", ["argmax", "argmin"])

@@ -144,6 +144,25 @@ def _stack(arrays: Sequence[np.ndarray], /, *, axis: int = 0) -> np.ndarray:
 #: ``_wrapreduction`` (``np.sum`` costs 1.4 µs on an 8x8 array, ``ndarray.sum`` 0.6);
 #: compat's creation functions, ``matmul`` and ``permute_dims`` are Python wrappers
 #: around these very functions (the ``device=`` check they add is strict_array's own)
+def power(x1: Any, x2: Any, /, **kwargs: Any) -> Any:
+    """NumPy's ``power``, with the standard's special cases where NumPy's loop takes a
+    square root instead (an exponent of 0.5 broadcast along the loop: ``x ** 0.5``, an
+    exponent of size 1, a column): there ``-inf ** 0.5`` is NaN and ``-0.0 ** 0.5`` is
+    ``-0.0``, where the standard (and NumPy's loop otherwise) gives ``+inf`` and
+    ``+0.0`` (numpy/numpy#21213). The devices' blocks differ in layout, so NumPy alone
+    gave them different values. ``kwargs`` are the ufunc's (``out=``, ``casting=``)."""
+    special = None
+    half = np.equal(x2, 0.5)
+    if half.any() and getattr(x1, "dtype", np.asarray(x1).dtype).kind == "f":
+        x1 = np.asarray(x1)  # (the masks first: an in-place power overwrites x1)
+        special = (half & np.isneginf(x1), half & (x1 == 0))
+    out = np.power(x1, x2, **kwargs)
+    if special is not None:
+        np.copyto(out, np.inf, where=special[0])
+        np.copyto(out, 0.0, where=special[1])
+    return out
+
+
 DIRECT: dict[str, Callable[..., Any]] = {
     "sum": np.ndarray.sum, "prod": np.ndarray.prod, "max": np.ndarray.max,
     "min": np.ndarray.min, "mean": np.ndarray.mean, "all": np.ndarray.all,
@@ -152,7 +171,7 @@ DIRECT: dict[str, Callable[..., Any]] = {
     "zeros": np.zeros, "ones": np.ones, "empty": np.empty, "full": np.full,
     "zeros_like": np.zeros_like, "ones_like": np.ones_like, "empty_like": np.empty_like,
     "full_like": np.full_like, "eye": np.eye, "arange": np.arange, "linspace": np.linspace,
-    "unstack": _unstack, "stack": _stack,
+    "unstack": _unstack, "stack": _stack, "pow": power,
     # (compat's matrix_transpose: a Python function around this method, after a rank
     # check that strict_array's own makes first)
     "matrix_transpose": lambda x: np.ndarray.swapaxes(x, -1, -2),

@@ -772,7 +772,10 @@ def _pow(x1: Any, x2: Any, /) -> da.Array:
     ):  # fmt: skip
         dtype = np.result_type(x1.dtype, x2)
         return da.map_blocks(np.power, x1, x2, dtype=dtype, meta=np.empty((0,) * x1.ndim, dtype))
-    return compat.pow(x1, x2)  # type: ignore[attr-defined]
+    from ..numpy import power  # (NumPy's, with the standard's special cases at 0.5)
+
+    dtype = compat.pow(x1, x2).dtype  # type: ignore[attr-defined]
+    return da.core.elemwise(power, x1, x2, dtype=dtype)
 
 
 def _from_dlpack(x: Any, /, **kwargs: Any) -> da.Array:
