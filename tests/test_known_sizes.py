@@ -564,3 +564,65 @@ def test_selections_that_select_nothing_pair_whatever_their_blocks():
     picked = _as("sklearn.utils", "a[half]", a=a, half=half)
     assert picked.shape == (680,) and 0 not in picked._data.chunks[0]
     assert float(xp.sum(picked)) == 680.0
+
+
+@pytest.mark.parametrize("label_chunks", [100, 250, (300, 700, 500, 1500)])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_a_take_by_labels_read_from_a_store_gathers_from_the_blocks_it_reaches(
+    tmp_path, label_chunks, classes
+):
+    """scikit-learn's multinomial loss takes ``ravel(raw_prediction)`` by
+    ``y + n_classes * arange(n)``, the labels read from a store: the index's values are
+    not here, so Dask's take paired every block of it with every block of the
+    predictions and held them whole (19K tasks and 762 MiB on 8 GiB of data). Where
+    sizes are asked for, the index's bounds are computed in one pass over it (the
+    labels, not the predictions), and each block gathers from the blocks it reaches.
+    NumPy's values; the index is made again in the gathers; NumPy's IndexError."""
+    n = 3000
+    labels = RNG.integers(0, classes, n)
+    pred = RNG.standard_normal((n, classes))
+    xp.to_zarr(xp.asarray(labels, device=xp.DASK, chunks=500), tmp_path / "y.zarr")
+    y = xp.from_zarr(tmp_path / "y.zarr")
+    y = xp.asarray(xp.asarray(y._data.rechunk(label_chunks)), dtype=xp.int64)
+    raw = xp.asarray(pred, device=xp.DASK, chunks=(250, classes))
+    with xp.known_sizes():
+        index = y + xp.arange(n, device=xp.DASK) * classes
+        taken = xp.take(xp.reshape(raw, (-1,)), index)
+    layers = taken._data.__dask_graph__().layers
+    assert [name for name in layers if name.startswith("take-known")]
+    assert not [name for name in layers if name.startswith("slice_with_int_dask_array")]
+    # the arange made in the labels' blocks, not rechunked to them
+    (made,) = [layer for name, layer in layers.items() if name.startswith("arange")]
+    assert len(made) == y._data.numblocks[0]
+    np.testing.assert_array_equal(np.asarray(taken), pred[np.arange(n), labels])
+    with xp.known_sizes(), pytest.raises(IndexError, match=f"with size {n * classes}"):
+        xp.take(xp.reshape(raw, (-1,)), index + classes)  # (the last one past the end)
+    # elsewhere (nothing computed while the expression is built): Dask's take, the same
+    with warnings.catch_warnings():  # (Dask's: more blocks than the index's)
+        warnings.simplefilter("ignore", dask.array.PerformanceWarning)
+        elsewhere = xp.take(xp.reshape(raw, (-1,)), index)
+    assert not [n for n in elsewhere._data.__dask_graph__().layers if n.startswith("take-known")]
+    np.testing.assert_array_equal(np.asarray(elsewhere), pred[np.arange(n), labels])
+
+
+def test_arange_and_what_scalars_make_of_it_take_their_partners_blocks():
+    """``arange`` (and ``3 * arange(n)``, ``arange(n) + 1``) is made again in its
+    partner's blocks, not rechunked: in Dask's 128 MiB blocks, rechunked to a store's
+    labels, it was made whole first (256 MiB held on 8 GiB of data). NumPy's values;
+    an operand read from data keeps its blocks as Dask pairs them."""
+    labels = xp.asarray(RNG.integers(0, 3, 1000), device=xp.DASK, chunks=70)
+    for make in (
+        lambda: xp.arange(1000, device=xp.DASK),
+        lambda: 3 * xp.arange(1000, device=xp.DASK),
+        lambda: xp.arange(1000, device=xp.DASK) * 3 + 1,
+        lambda: xp.arange(5, 2005, 2, device=xp.DASK, dtype=xp.float64),
+    ):
+        made = make()  # (in one block of Dask's, the labels in blocks of 70)
+        assert made._data.chunks != labels._data.chunks
+        out = labels + made
+        assert out._data.chunks == labels._data.chunks
+        assert not [n for n in out._data.__dask_graph__().layers if n.startswith("rechunk")]
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(labels) + np.asarray(make()))
+    weighted = xp.asarray(RNG.random(1000), device=xp.DASK, chunks=400)
+    out = labels + weighted  # (neither is made from nothing: Dask pairs them)
+    np.testing.assert_allclose(np.asarray(out), np.asarray(labels) + np.asarray(weighted))

@@ -204,11 +204,16 @@ def block_ranges(x: Any) -> np.ndarray | None:
     held = bytes_in_memory(x, from_shapes=False)
     if held is None or held > 2 * x.nbytes + 2**20:  # (more than the index: real work)
         return None
-    ranges = da.map_blocks(
+    return with_block_ranges(x, np.asarray(ranges_of_blocks(x).compute(scheduler="sync")))
+
+
+def ranges_of_blocks(x: da.Array) -> da.Array:
+    """Lazily, each block's least and greatest value of a 1-D ``x``, ``(nblocks, 2)``
+    (``(0, -1)`` for an empty block): what :func:`with_block_ranges` notes."""
+    return da.map_blocks(
         lambda b: np.array([[b.min(), b.max()] if b.size else [0, -1]], dtype=np.int64),
         x, chunks=((1,) * x.numblocks[0], (2,)), new_axis=1, dtype=np.int64,
     )  # fmt: skip
-    return with_block_ranges(x, np.asarray(ranges.compute(scheduler="sync")))
 
 
 def noted_block_ranges(x: Any) -> np.ndarray | None:

@@ -28,7 +28,14 @@ from dask.utils import parse_bytes
 from ..._caller import called_from
 from ..._settings import current_known_sizes, current_planning, show_progress
 from . import _keep, _plan
-from ._basics import bytes_in_memory, cost_of_blocks, rechunk, remade
+from ._basics import (
+    bytes_in_memory,
+    cost_of_blocks,
+    ranges_of_blocks,
+    rechunk,
+    remade,
+    with_block_ranges,
+)
 
 #: the dask.config keys of the plan of passes, and their defaults
 PLANNING_KEY, THRESHOLD_KEY = "strict_array.planning", "strict_array.planning-threshold"
@@ -243,6 +250,15 @@ def counted(mask: da.Array) -> tuple[da.Array, tuple[int, ...]]:
     kept, counts = persist([mask, counts])
     (values,) = compute([counts])
     return kept, tuple(int(c) for c in values)
+
+
+def computed_block_ranges(index: da.Array) -> np.ndarray:
+    """Each block's least and greatest value of a 1-D integer ``index``, computed now in
+    one pass over it (on the cluster's workers when a client is active), and noted on it
+    (:func:`._basics.with_block_ranges`) for a take to route by. The index itself is not
+    kept: a take makes each of its blocks again, in the gather that uses it."""
+    (ranges,) = compute([ranges_of_blocks(index)])
+    return with_block_ranges(index, np.asarray(ranges, dtype=np.int64))
 
 
 # --- an operand in its partner's blocks ---------------------------------------------

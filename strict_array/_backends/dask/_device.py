@@ -16,7 +16,14 @@ import numpy as np
 from ..._broadcasting import broadcast_shapes
 from .. import Device
 from . import _compute, _indexing, _io, _numpy_calls
-from ._basics import bounded_broadcast_blocks, paired_unknown_blocks, without_empty_blocks
+from ._basics import (
+    bounded_broadcast_blocks,
+    made_from_nothing,
+    paired_unknown_blocks,
+    rechunk,
+    remade,
+    without_empty_blocks,
+)
 from ._namespace import auto_chunks, build_namespace, declared, declaring, reshape
 
 
@@ -44,9 +51,26 @@ def _checking_unknown_sizes(op: str, fn: Callable[[Any, Any], Any]) -> Callable[
                 a2, b2 = _compute.made_alike(*bounded_broadcast_blocks(a, b, itemsize))
                 if a2 is not a or b2 is not b:
                     a, b = declared(a2), declared(b2)
-        return fn(a, b)
+        return made_again_alike(fn, a, b)
 
     return checked
+
+
+def made_again_alike(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    """``fn(a, b)``, itself made from nothing (:func:`made_from_nothing`) where its one
+    array operand of its shape is (``3 * arange(n)``, ``ones(n) / 2``) and the other
+    is a scalar or made from nothing too: in other blocks it is made again, not
+    rechunked."""
+    out = fn(a, b)
+    if not isinstance(out, da.Array):
+        return out
+    parts = [x for x in (a, b) if isinstance(x, da.Array) and x.ndim]
+    if parts and all(remade(x) and x.shape == out.shape for x in parts):
+        made_from_nothing(out, lambda chunks: fn(*(
+            rechunk(x, dict(enumerate(chunks))) if isinstance(x, da.Array) and x.ndim else x
+            for x in (a, b)
+        )))  # fmt: skip
+    return out
 
 
 class DaskDevice(Device):
