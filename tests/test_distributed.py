@@ -84,6 +84,26 @@ def test_a_take_by_thresholds_from_a_kept_nonzero_gathers_by_blocks_on_a_cluster
     np.testing.assert_array_equal(np.asarray(taken), c[want])
 
 
+def test_a_take_by_labels_read_from_a_store_gathers_by_blocks_on_a_cluster(client, tmp_path):
+    """scikit-learn's multinomial loss takes ``ravel(raw_prediction)`` by
+    ``y + n_classes * arange(n)``, the labels read from a store: the index's bounds are
+    computed on the workers, in one pass over the index alone, and the take gathers
+    from the blocks each block of it reaches (Dask's take holds the predictions whole).
+    NumPy's values."""
+    rng = np.random.default_rng(5)
+    labels = rng.integers(0, 3, 3000)
+    pred = rng.standard_normal((3000, 3))
+    xp.to_zarr(xp.asarray(labels, device=xp.DASK, chunks=250), tmp_path / "y.zarr")
+    y = xp.astype(xp.from_zarr(tmp_path / "y.zarr"), xp.int64)
+    raw = xp.asarray(pred, device=xp.DASK, chunks=(250, 3))
+    with xp.known_sizes():
+        taken = xp.take(xp.reshape(raw, (-1,)), y + xp.arange(3000, device=xp.DASK) * 3)
+    layers = taken._data.__dask_graph__().layers
+    assert [n for n in layers if n.startswith("take-known")]
+    assert not [n for n in layers if n.startswith("slice_with_int_dask_array")]
+    np.testing.assert_array_equal(np.asarray(taken), pred[np.arange(3000), labels])
+
+
 def test_survives_a_killed_worker(client):
     raw = da.ones((40, 4), chunks=(1, 4)).map_blocks(_slow, dtype=float)
     y = xp.sum_to(xp.asarray(raw) * 3.0, (4,), (1,))
