@@ -29,6 +29,7 @@ class NumPyDevice(Device):
             **{k: v for k, v in vars(compat).items() if not k.startswith("__")}
         )
         ns.tensordot = tensordot
+        ns.pow = power  # (the standard's special cases where NumPy's loop takes a sqrt)
         vars(ns).update(DIRECT)
         _use_own(ns, NUMPY_OWN)
         return ns
@@ -138,12 +139,6 @@ def _stack(arrays: Sequence[np.ndarray], /, *, axis: int = 0) -> np.ndarray:
     return np.concatenate([a[key] for a in arrays], axis=axis)
 
 
-#: NumPy's own callables where array_api_compat's are slower and mean the same for the
-#: arguments strict_array passes (every datum on this device is an ``np.ndarray``):
-#: NumPy's reductions as ndarray methods skip the ``__array_function__`` dispatch and
-#: ``_wrapreduction`` (``np.sum`` costs 1.4 µs on an 8x8 array, ``ndarray.sum`` 0.6);
-#: compat's creation functions, ``matmul`` and ``permute_dims`` are Python wrappers
-#: around these very functions (the ``device=`` check they add is strict_array's own)
 def power(x1: Any, x2: Any, /, **kwargs: Any) -> Any:
     """NumPy's ``power``, with the standard's special cases where NumPy's loop takes a
     square root instead (an exponent of 0.5 broadcast along the loop: ``x ** 0.5``, an
@@ -163,6 +158,12 @@ def power(x1: Any, x2: Any, /, **kwargs: Any) -> Any:
     return out
 
 
+#: NumPy's own callables where array_api_compat's are slower and mean the same for the
+#: arguments strict_array passes (every datum on this device is an ``np.ndarray``):
+#: NumPy's reductions as ndarray methods skip the ``__array_function__`` dispatch and
+#: ``_wrapreduction`` (``np.sum`` costs 1.4 µs on an 8x8 array, ``ndarray.sum`` 0.6);
+#: compat's creation functions, ``matmul`` and ``permute_dims`` are Python wrappers
+#: around these very functions (the ``device=`` check they add is strict_array's own)
 DIRECT: dict[str, Callable[..., Any]] = {
     "sum": np.ndarray.sum, "prod": np.ndarray.prod, "max": np.ndarray.max,
     "min": np.ndarray.min, "mean": np.ndarray.mean, "all": np.ndarray.all,
@@ -171,7 +172,7 @@ DIRECT: dict[str, Callable[..., Any]] = {
     "zeros": np.zeros, "ones": np.ones, "empty": np.empty, "full": np.full,
     "zeros_like": np.zeros_like, "ones_like": np.ones_like, "empty_like": np.empty_like,
     "full_like": np.full_like, "eye": np.eye, "arange": np.arange, "linspace": np.linspace,
-    "unstack": _unstack, "stack": _stack, "pow": power,
+    "unstack": _unstack, "stack": _stack,
     # (compat's matrix_transpose: a Python function around this method, after a rank
     # check that strict_array's own makes first)
     "matrix_transpose": lambda x: np.ndarray.swapaxes(x, -1, -2),

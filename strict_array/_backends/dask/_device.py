@@ -57,10 +57,10 @@ def _checking_unknown_sizes(op: str, fn: Callable[[Any, Any], Any]) -> Callable[
 
 
 def made_again_alike(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
-    """``fn(a, b)``, itself made from nothing (:func:`made_from_nothing`) where its one
-    array operand of its shape is (``3 * arange(n)``, ``ones(n) / 2``) and the other
-    is a scalar or made from nothing too: in other blocks it is made again, not
-    rechunked."""
+    """``fn(a, b)``, noted as made from nothing (:func:`made_from_nothing`) where every
+    operand with axes is made from nothing and of the result's shape, the other one a
+    scalar or 0-d (``3 * arange(n)``, ``ones(n) / 2``): in other blocks it is made
+    again, not rechunked."""
     out = fn(a, b)
     if not isinstance(out, da.Array):
         return out
