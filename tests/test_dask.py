@@ -675,6 +675,14 @@ def test_the_square_root_power_keeps_the_standards_special_cases(device, dtype):
             np.testing.assert_array_equal(values, want)
             signed = ~np.isnan(want)  # (a NaN's sign means nothing)
             np.testing.assert_array_equal(np.signbit(values[signed]), np.signbit(want[signed]))
+        for value, expected in zip(base, want):  # 0-d: NumPy's loop gives a scalar
+            zero_d = on(device, np.asarray(value))
+            got_0d = [zero_d**0.5, xp.pow(zero_d, on(device, np.asarray(0.5, dtype=dtype)))]
+            zero_d **= 0.5
+            for g in [*got_0d, zero_d]:
+                np.testing.assert_array_equal(to_numpy(g), expected)
+                if not np.isnan(expected):
+                    assert np.signbit(to_numpy(g)) == np.signbit(expected)
         squares = to_numpy(x**2.0)  # (other exponents: NumPy's values as they are)
     np.testing.assert_array_equal(squares, base**2.0)
 

@@ -152,9 +152,13 @@ def power(x1: Any, x2: Any, /, **kwargs: Any) -> Any:
         x1 = np.asarray(x1)  # (the masks first: an in-place power overwrites x1)
         special = (half & np.isneginf(x1), half & (x1 == 0))
     out = np.power(x1, x2, **kwargs)
-    if special is not None:
+    if special is None:
+        return out
+    if isinstance(out, np.ndarray):
         np.copyto(out, np.inf, where=special[0])
         np.copyto(out, 0.0, where=special[1])
+    elif special[0] or special[1]:  # (a NumPy scalar: both inputs 0-d)
+        out = out.dtype.type(np.inf if special[0] else 0.0)
     return out
 
 
