@@ -683,6 +683,9 @@ def test_the_square_root_power_keeps_the_standards_special_cases(device, dtype):
                 np.testing.assert_array_equal(to_numpy(g), expected)
                 if not np.isnan(expected):
                     assert np.signbit(to_numpy(g)) == np.signbit(expected)
+        # a Python scalar base keeps NumPy's promotion where the exponent holds 0.5
+        assert (2.0 ** on(device, half)).dtype == want.dtype
+        assert to_numpy(2.0 ** on(device, half)).dtype == want.dtype
         squares = to_numpy(x**2.0)  # (other exponents: NumPy's values as they are)
     np.testing.assert_array_equal(squares, base**2.0)
 

@@ -148,9 +148,10 @@ def power(x1: Any, x2: Any, /, **kwargs: Any) -> Any:
     gave them different values. ``kwargs`` are the ufunc's (``out=``, ``casting=``)."""
     special = None
     half = np.equal(x2, 0.5)
-    if half.any() and getattr(x1, "dtype", np.asarray(x1).dtype).kind == "f":
-        x1 = np.asarray(x1)  # (the masks first: an in-place power overwrites x1)
-        special = (half & np.isneginf(x1), half & (x1 == 0))
+    if half.any() and np.asarray(x1).dtype.kind == "f":
+        # the masks first (an in-place power overwrites x1); x1 itself goes to NumPy as
+        # given, so that a Python scalar keeps NumPy's promotion (2.0 ** float32)
+        special = (half & np.isneginf(x1), half & np.equal(x1, 0))
     out = np.power(x1, x2, **kwargs)
     if special is None:
         return out

@@ -800,8 +800,7 @@ def _pow(x1: Any, x2: Any, /) -> da.Array:
         return da.map_blocks(np.power, x1, x2, dtype=dtype, meta=np.empty((0,) * x1.ndim, dtype))
     from ..numpy import power  # (NumPy's, with the standard's special cases at 0.5)
 
-    dtype = compat.pow(x1, x2).dtype  # type: ignore[attr-defined]
-    return da.core.elemwise(power, x1, x2, dtype=dtype)
+    return da.core.elemwise(power, x1, x2)  # (its dtype NumPy's, inferred by Dask)
 
 
 def _from_dlpack(x: Any, /, **kwargs: Any) -> da.Array:
