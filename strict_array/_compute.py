@@ -114,7 +114,7 @@ def compute_plan(*arrays: Array) -> str:
     >>> with xp.planning(threshold=8000):
     ...     print(xp.compute_plan(s))
     Plan: 2 passes (cut when >= 7.8 KiB of input waits for a result <= 500 B)
-      pass 1/2: 1 reduction over ones_like-... (31.2 KiB)
+      pass 1/2: 1 reduction over full_like-... (31.2 KiB)
         mean_agg-aggregate-...  (4,) float64  32 B  1 chunk
       pass 2/2: 1 output (rewritten graph)
         sum-aggregate-...  (4,) float64  32 B  1 chunk

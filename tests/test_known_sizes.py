@@ -626,3 +626,137 @@ def test_arange_and_what_scalars_make_of_it_take_their_partners_blocks():
     weighted = xp.asarray(RNG.random(1000), device=xp.DASK, chunks=400)
     out = labels + weighted  # (neither is made from nothing: Dask pairs them)
     np.testing.assert_allclose(np.asarray(out), np.asarray(labels) + np.asarray(weighted))
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize(("shape", "axis"), [((1000, 1), 0), ((1, 1000), -1), ((1, 1000, 1), 1)])
+def test_a_column_is_sorted_in_buckets_and_taken_along_in_its_order(shape, axis, descending):
+    """scikit-learn's ``_weighted_percentile`` sorts a target as a column, ``(n, 1)``
+    along axis 0, and takes the weights along that order: the column is sorted in
+    buckets as a vector (the axis was put in one block, 256 MiB on 8 GiB of data, and
+    the take along it too), and a take along it is sorted in the same buckets. NumPy's
+    values, ties in order, NaN last."""
+    import array_api_compat.numpy as cnp
+
+    a = np.round(RNG.standard_normal(shape), 1)
+    a.flat[7] = np.nan
+    w = RNG.random(shape)
+    chunks = tuple(100 if s > 1 else 1 for s in shape)
+    x = xp.asarray(a, device=xp.DASK, chunks=chunks)
+    weights = xp.asarray(w, device=xp.DASK, chunks=chunks)
+    with dask.config.set({"array.chunk-size": "2KiB"}):
+        order, ordered, taken = _as(
+            "sklearn.utils",
+            "(xp.argsort(x, axis=a, descending=d), xp.sort(x, axis=a, descending=d),"
+            " xp.take_along_axis(w, xp.argsort(x, axis=a, descending=d), axis=a))",
+            x=x, w=weights, a=axis, d=descending,
+        )  # fmt: skip
+    want = cnp.argsort(a, axis=axis, descending=descending, stable=True)
+    for out in (order, ordered, taken):
+        layers = out._data.__dask_graph__().layers
+        assert [n for n in layers if n.startswith("_sorted_bucket")], layers.keys()
+        assert not [n for n in layers if "gufunc" in n or n.startswith("rechunk-merge")]
+    np.testing.assert_array_equal(np.asarray(order), want)
+    np.testing.assert_array_equal(np.asarray(ordered), np.take_along_axis(a, want, axis))
+    np.testing.assert_array_equal(np.asarray(taken), np.take_along_axis(w, want, axis))
+    # a matrix of several columns: the axis in one block, the same values
+    m = RNG.standard_normal((300, 3))
+    mx = xp.asarray(m, device=xp.DASK, chunks=(100, 3))
+    got = _as("sklearn.utils", "xp.argsort(x, axis=0)", x=mx)
+    np.testing.assert_array_equal(np.asarray(got), np.argsort(m, axis=0, kind="stable"))
+
+
+def test_a_constant_stays_constant_through_what_rearranges_it():
+    """``ones(n)``, ``zeros``, ``full`` and ``*_like``, and what only rearranges, casts or
+    slices them, are constant arrays made from nothing, in the result's blocks: a
+    sorted, tiled and transposed ``ones(n)`` (scikit-learn's default weights in
+    ``_weighted_percentile``) is ``ones`` again, not a gather of a sort, and meets a
+    partner's blocks without a rechunk. NumPy's values; ``empty`` is not constant."""
+    from strict_array._backends.dask._basics import constant_value
+
+    n = 1000
+    ones = xp.ones(n, device=xp.DASK)
+    weights = xp.tile(ones, (1, 1)).T  # (n, 1)
+    x = xp.asarray(RNG.standard_normal((n, 1)), device=xp.DASK, chunks=(70, 1))
+    with dask.config.set({"array.chunk-size": "2KiB"}):
+        sorted_weights = _as(
+            "sklearn.utils", "xp.take_along_axis(w, xp.argsort(x, axis=0), axis=0)", w=weights, x=x
+        )
+    made = {
+        "tiled and transposed": (weights, np.ones((n, 1))),
+        "reshaped, cast": (xp.astype(xp.reshape(weights, (-1,)), xp.float32), np.ones(n, np.float32)),
+        "sliced": (weights[10:-5:3, ...], np.ones((n, 1))[10:-5:3, ...]),
+        "by a NumPy index": (ones[np.asarray([3, 1, 3])], np.ones(3)),
+        "taken along a sort": (sorted_weights, np.ones((n, 1))),
+        "zeros_like": (xp.zeros_like(x), np.zeros((n, 1))),
+        "full_like": (xp.full_like(x, 2.5), np.full((n, 1), 2.5)),
+        "full, broadcast": (xp.broadcast_to(xp.full((1, 3), 7, device=xp.DASK), (4, 3)), np.full((4, 3), 7)),
+        "permuted": (xp.permute_dims(xp.zeros((2, 3, 4), device=xp.DASK), (2, 0, 1)), np.zeros((4, 2, 3))),
+    }  # fmt: skip
+    for what, (made_array, want) in made.items():
+        data = made_array._data
+        assert constant_value(data) == want.flat[0], what
+        # made from nothing: one layer, no task of another array's
+        assert len(data.__dask_graph__().layers) == 1, (what, list(data.__dask_graph__().layers))
+        assert made_array.dtype == xp.asarray(want).dtype
+        np.testing.assert_array_equal(np.asarray(made_array), want)
+    out = x * weights  # (the partner's blocks, made there)
+    assert out._data.chunks == x._data.chunks
+    assert not [n for n in out._data.__dask_graph__().layers if n.startswith("rechunk")]
+    assert constant_value(xp.empty(n, device=xp.DASK)._data) is None
+    assert constant_value((ones * 2)._data) is None  # (arithmetic: made again, not constant)
+
+
+def test_a_constant_gathered_by_data_is_gathered_from_one_element_per_block():
+    """A constant selected by an index that is data (``weights[idx, cols]``): NumPy's
+    values and NumPy's IndexError, the blocks broadcast from one element (a gather made
+    each 128 MiB block of ``ones`` whole)."""
+    ones = xp.ones((1000, 1), device=xp.DASK, chunks=(100, 1))
+    index = xp.asarray(np.asarray([5, 999, 0]), device=xp.DASK)
+    cols = xp.asarray(np.zeros(3, dtype=np.int64), device=xp.DASK)
+    picked = ones[index, cols]
+    layers = picked._data.__dask_graph__().layers
+    assert [n for n in layers if n.startswith("broadcast_to")] and not [
+        n for n in layers if n.startswith("full")
+    ]
+    np.testing.assert_array_equal(np.asarray(picked), np.ones(3))
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 1000"):
+        np.asarray(ones[index + 1, cols])
+
+
+def test_a_tiled_small_array_is_made_again_in_its_partners_blocks():
+    """``xp.tile(quantile, (n, 1))`` (scikit-learn's ``d2_pinball_score``) is made in
+    blocks of Dask's chunk size; met with a target's rows it is broadcast again in
+    their blocks, not rechunked (its pieces were made at once and waited for their
+    rows: 248 MiB on 8 GiB of data). NumPy's values."""
+    n = 1000
+    y = xp.asarray(RNG.standard_normal((n, 1)), device=xp.DASK, chunks=(70, 1))
+    q = xp.asarray(np.asarray([0.25]), device=xp.DASK)
+    with dask.config.set({"array.chunk-size": "2KiB"}):
+        tiled = xp.tile(q, (n, 1))
+    assert tiled._data.chunks != y._data.chunks
+    out = y - tiled
+    assert out._data.chunks == y._data.chunks
+    assert not [n for n in out._data.__dask_graph__().layers if n.startswith("rechunk")]
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(y) - 0.25)
+    pair = xp.asarray(np.asarray([[1.0, 2.0]]), device=xp.DASK)
+    wide = xp.tile(pair, (n, 1))  # (copies of two columns: the other axis differs)
+    z = xp.asarray(RNG.standard_normal((n, 2)), device=xp.DASK, chunks=(70, 1))
+    np.testing.assert_array_equal(np.asarray(z + wide), np.asarray(z) + np.asarray([[1.0, 2.0]]))
+
+
+def test_a_take_by_one_block_of_data_gathers_from_the_blocks_it_reaches(tmp_path):
+    """A take by a small index that is data (one block: scikit-learn's percentile
+    positions) from an array in many blocks computes the index's bounds in one pass
+    over it and gathers from the blocks it reaches, where sizes are asked for: Dask's
+    take paired it with every block and computed them all at once."""
+    a = RNG.standard_normal(3000)
+    x = xp.asarray(a, device=xp.DASK, chunks=100)
+    xp.to_zarr(xp.asarray(np.asarray([2500, 2510, 2999]), device=xp.DASK), tmp_path / "i.zarr")
+    index = xp.from_zarr(tmp_path / "i.zarr") - 10  # (its values are not here)
+    taken = _as("sklearn.utils", "xp.take(x, i)", x=x, i=index)
+    layers = taken._data.__dask_graph__().layers
+    assert [n for n in layers if n.startswith("take-known")]
+    np.testing.assert_array_equal(np.asarray(taken), a[[2490, 2500, 2989]])
+    with pytest.raises(IndexError, match="with size 3000"):
+        _as("sklearn.utils", "xp.take(x, i)", x=x, i=index + 20)

@@ -3,6 +3,7 @@ an axis in one block, and rechunking."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -117,14 +118,18 @@ def pair_blocks(arrays: list[Any], places: list[tuple[int, int]]) -> None:
 
 
 #: the attributes of a Dask array that hold what is known of it: how it is made in
-#: other blocks (an array made by zeros, ones, empty or full), and its blocks' ranges
-#: (:func:`block_ranges`). They live as long as the array; an array made anew from its
-#: graph has none, and is rechunked, or its ranges computed, as any other
-_REMAKE, _RANGES = "_strict_array_remake", "_strict_array_ranges"
+#: other blocks (an array made by zeros, ones, empty or full), the one value of all its
+#: elements (:func:`constant_value`), and its blocks' ranges (:func:`block_ranges`).
+#: They live as long as the array; an array made anew from its graph has none, and is
+#: rechunked, or its ranges computed, as any other
+_REMAKE, _CONSTANT, _RANGES = (
+    "_strict_array_remake", "_strict_array_constant", "_strict_array_ranges"
+)  # fmt: skip
 
 
 def made_from_nothing(x: da.Array, remake: Callable[[tuple], da.Array]) -> da.Array:
-    """Note that ``x`` depends on no data and is ``remake(chunks)`` in other chunks."""
+    """Note that ``x`` depends on no data, or on one small block broadcast (a tiled
+    scalar), and is ``remake(chunks)`` in other chunks."""
     setattr(x, _REMAKE, remake)
     return x
 
@@ -132,6 +137,51 @@ def made_from_nothing(x: da.Array, remake: Callable[[tuple], da.Array]) -> da.Ar
 def remade(x: da.Array) -> bool:
     """Whether ``x`` is made from nothing: :func:`rechunk` makes it again, at no cost."""
     return getattr(x, _REMAKE, None) is not None
+
+
+def made_constant(shape: tuple[int, ...], value: Any, dtype: Any, chunks: Any) -> da.Array:
+    """``full(shape, value)`` in ``chunks``, noted as made from nothing and as constant:
+    its value is known here (:func:`constant_value`)."""
+    x = da.full(shape, value, dtype=dtype, chunks=chunks)
+    setattr(x, _CONSTANT, np.asarray(value).astype(x.dtype)[()])
+    return made_from_nothing(x, lambda again: made_constant(shape, value, x.dtype, again))
+
+
+def constant_value(x: Any) -> np.generic | None:
+    """The one value of every element of ``x`` where it is known here (``ones(n)``, and
+    what only rearranges or casts it: see :func:`keeping_constant`), else None."""
+    return getattr(x, _CONSTANT, None) if isinstance(x, da.Array) else None
+
+
+def as_constant(out: Any, value: np.generic | np.ndarray | None) -> Any:
+    """``out`` made again as a constant array of ``value`` (cast to ``out``'s dtype), in
+    its shape and blocks, where ``value`` is known and ``out``'s shape too; else
+    ``out``. Its tasks depend on nothing: a sorted, transposed or tiled ``ones(n)`` is
+    ``ones`` again, not a gather, and in a partner's blocks it is made there."""
+    if value is None or not isinstance(out, da.Array) or any(map(unknown, out.shape)):
+        return out
+    return made_constant(out.shape, value.astype(out.dtype), out.dtype, out.chunks)
+
+
+def standing_in_for(x: da.Array, value: np.generic) -> da.Array:
+    """A constant ``x`` of ``value`` in its blocks, each a read-only broadcast of one
+    element: for an operation that only selects from it (a gather by indices that are
+    data), whose result is a new array."""
+    return da.broadcast_to(da.asarray(value), x.shape, chunks=x.chunks)
+
+
+def keeping_constant(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, a function that rearranges, selects by slices or casts the elements of
+    its first argument (``reshape``, ``permute_dims``, ``tile``, ``astype``...): of a
+    constant array (:func:`constant_value`), a constant array of its result's shape,
+    blocks and dtype. scikit-learn's ``_weighted_percentile`` sorts its default weights,
+    ``ones(n)`` tiled and transposed, by the target's order; gathered, they cost a sort."""
+
+    @functools.wraps(fn)
+    def call(x: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return as_constant(fn(x, *args, **kwargs), constant_value(x))
+
+    return call
 
 
 def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:

@@ -17,14 +17,17 @@ from ..._broadcasting import broadcast_shapes
 from .. import Device
 from . import _compute, _indexing, _io, _numpy_calls
 from ._basics import (
+    as_constant,
     bounded_broadcast_blocks,
+    constant_value,
     made_from_nothing,
     paired_unknown_blocks,
     rechunk,
     remade,
+    standing_in_for,
     without_empty_blocks,
 )
-from ._namespace import auto_chunks, build_namespace, declared, declaring, reshape
+from ._namespace import auto_chunks, build_namespace, declared, declaring
 
 
 def _unknown(s: float) -> bool:
@@ -86,7 +89,7 @@ class DaskDevice(Device):
     # Every array this device returns is declared to the planner (_namespace.declared):
     # the namespace's functions and the hooks below.
     def _reshape_function(self) -> Callable[[Any, tuple[int, ...]], Any]:
-        return declaring(reshape)
+        return self.ns.reshape  # type: ignore[no-any-return]
 
     def binary(self, name: str) -> Callable[[Any, Any], Any]:
         fn = self.binaries.get(name)
@@ -136,7 +139,15 @@ class DaskDevice(Device):
         return index  # Dask takes NumPy index arrays, and then knows the result's size
 
     def getitem(self, data: da.Array, key: Any) -> da.Array:
-        out = _indexing.getitem(data, key)
+        value = constant_value(data)
+        if value is None:
+            out = _indexing.getitem(data, key)
+        elif any(isinstance(k, da.Array) for k in (key if isinstance(key, tuple) else (key,))):
+            # a constant selected by data (checked when computed): from blocks that hold
+            # one element each, broadcast (a gather made each block whole)
+            out = _indexing.getitem(standing_in_for(data, value), key)
+        else:  # (a key of slices and NumPy indices, checked here)
+            out = as_constant(_indexing.getitem(data, key), value)
         if not _compute.unknown_chunks(out) or not _compute.sizes_asked():
             return declared(out)
         aligned = _indexing.aligned_mask(data, key)
@@ -158,7 +169,9 @@ class DaskDevice(Device):
             c if data.shape[i] == shape[lead + i] else auto for i, c in enumerate(data.chunks)
         ]
         chunks = da.core.normalize_chunks(tuple(spec), shape, dtype=data.dtype)
-        return declared(da.broadcast_to(data, shape, chunks=chunks))
+        return declared(
+            as_constant(da.broadcast_to(data, shape, chunks=chunks), constant_value(data))
+        )
 
     def align_to(self, low: da.Array, high: Any) -> da.Array:
         if not isinstance(high, da.Array):

@@ -21,10 +21,13 @@ from dask.core import flatten
 
 from . import _keep, _linalg, _plan, _reductions, _set, _sorting
 from ._basics import (
+    as_constant,
     block_ranges,
     config_bytes,
     cost_of_blocks,
     flip,
+    keeping_constant,
+    made_constant,
     made_from_nothing,
     noted_block_ranges,
     pair_blocks,
@@ -87,7 +90,7 @@ def _ranges_to_route_by(x: da.Array, index: da.Array) -> np.ndarray | None:
     all of ``x``: scikit-learn's multinomial loss takes ``ravel(raw_prediction)`` by
     ``y + n_classes * arange(n)``, 19K tasks and 762 MiB held on 8 GiB of data."""
     ranges = block_ranges(index)
-    if ranges is None and x.numblocks[0] > 1 and index.numblocks[0] > 1:
+    if ranges is None and x.numblocks[0] > 1:
         ranges = computed_block_ranges(index)
     return ranges
 
@@ -216,6 +219,10 @@ def _checked_take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> d
 def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da.Array:
     axis %= x.ndim
     indices = checked_index(indices, x.shape[axis], axis)  # NumPy's message, for this axis
+    in_order = _sorting.take_along_in_order(x, indices, axis)
+    if in_order is not None:
+        # an argsort's result: x sorted by the same buckets (a gufunc holds the axis whole)
+        return in_order
     a, i = da.moveaxis(x, axis, -1), da.moveaxis(indices, axis, -1)
     out = _linalg.gufunc(
         lambda p, q: np.take_along_axis(p, q, axis=-1),
@@ -261,17 +268,42 @@ def auto_chunks(shape: tuple, chunks: Any = None) -> Any:
 
 
 def _creation(name: str) -> Any:
-    """zeros/ones/empty/full with chunks that also work for empty shapes."""
+    """zeros/ones/empty/full with chunks that also work for empty shapes; all but
+    ``empty`` constant (:func:`made_constant`)."""
     make = getattr(da, name)
+    value = {"zeros": 0, "ones": 1}.get(name)
 
     def create(
         shape: Any, *args: Any, dtype: Any = None, chunks: Any = None, **kwargs: Any
     ) -> da.Array:
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         x = make(shape, *args, dtype=dtype, chunks=auto_chunks(shape, chunks))
+        if value is not None or args:
+            fill = value if value is not None else args[0]
+            return made_constant(shape, fill, x.dtype, x.chunks)
         return made_from_nothing(x, lambda chunks: make(shape, *args, dtype=x.dtype, chunks=chunks))
 
     return create
+
+
+def _constant_like(name: str) -> Any:
+    """zeros_like/ones_like/full_like, constant (:func:`made_constant`) where ``x``'s
+    shape is known, in ``x``'s blocks."""
+    own = getattr(compat, name)
+    value = {"zeros_like": 0, "ones_like": 1}.get(name)
+
+    def like(x: da.Array, /, *args: Any, **kwargs: Any) -> da.Array:
+        out = own(x, *args, **kwargs)
+        fill = value if value is not None else (args[0] if args else kwargs["fill_value"])
+        return as_constant(out, np.asarray(fill))  # type: ignore[no-any-return]
+
+    return like
+
+
+#: the functions that rearrange, cast or select by slices their first argument's
+#: elements: of a constant array, a constant array (:func:`keeping_constant`)
+REARRANGING = ("reshape", "permute_dims", "matrix_transpose", "broadcast_to", "expand_dims",
+               "squeeze", "flip", "roll", "moveaxis", "tile", "astype")  # fmt: skip
 
 
 def _arange(start: Any, /, stop: Any = None, step: Any = 1, **kwargs: Any) -> da.Array:
@@ -475,15 +507,34 @@ def _tile_axis(x: da.Array, axis: int, r: int) -> da.Array:
     whole copies as fit a chunk, and the two axes merged."""
     if x.numblocks[axis] > 1:  # a long axis: its copies are blocks enough
         return da.concatenate([x] * r, axis=axis)
+    m = x.shape[axis]
+
+    def tiled(per: tuple[int, ...]) -> da.Array:
+        wide = da.broadcast_to(
+            x[(slice(None),) * axis + (None,)],
+            (*x.shape[:axis], r, *x.shape[axis:]),
+            chunks=(*x.chunks[:axis], per, *x.chunks[axis:]),
+        )
+        return wide.reshape((*x.shape[:axis], r * m, *x.shape[axis + 1 :]))
+
     block = max(math.prod(max(c) for c in x.chunks) * x.dtype.itemsize, 1)
     copies = max(1, config_bytes("array.chunk-size") // block)
-    per = (copies,) * (r // copies) + ((r % copies,) if r % copies else ())
-    wide = da.broadcast_to(
-        x[(slice(None),) * axis + (None,)],
-        (*x.shape[:axis], r, *x.shape[axis:]),
-        chunks=(*x.chunks[:axis], per, *x.chunks[axis:]),
-    )
-    return wide.reshape((*x.shape[:axis], r * x.shape[axis], *x.shape[axis + 1 :]))
+    out = tiled((copies,) * (r // copies) + ((r % copies,) if r % copies else ()))
+
+    def remake(chunks: tuple) -> da.Array:
+        # in blocks of whole copies (scikit-learn's xp.tile(quantile, (n, 1)) met with
+        # its target's rows): broadcast again; rechunked, the copies' pieces were all
+        # made at once and waited for their rows (248 MiB on 8 GiB of data)
+        others = chunks[:axis] + chunks[axis + 1 :]
+        if (
+            m == 0
+            or any(c % m for c in chunks[axis])
+            or others != x.chunks[:axis] + x.chunks[axis + 1 :]
+        ):
+            return out.rechunk(chunks)
+        return tiled(tuple(c // m for c in chunks[axis]))
+
+    return made_from_nothing(out, remake)
 
 
 def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
@@ -825,6 +876,8 @@ def build_namespace() -> types.SimpleNamespace:
     ns.reshape = reshape
     for name in ("zeros", "ones", "empty", "full"):
         setattr(ns, name, _creation(name))
+    for name in ("zeros_like", "ones_like", "full_like"):
+        setattr(ns, name, _constant_like(name))
     ns.eye = _eye
     ns.arange = _arange
     ns.linspace = _linspace
@@ -845,6 +898,8 @@ def build_namespace() -> types.SimpleNamespace:
         setattr(ns, name, _reductions.reduction(name))
     for name in _reductions.NAN_REDUCTIONS:
         setattr(ns, name, _reductions.nan_reduction(name))
+    for name in REARRANGING:
+        setattr(ns, name, keeping_constant(getattr(ns, name)))
     ns.clip = _clip
     ns.where = _where
     ns.flip = flip

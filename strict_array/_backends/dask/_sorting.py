@@ -44,11 +44,11 @@ import dask
 import dask.array as da
 import numpy as np
 
-from ._basics import config_bytes, unknown
+from ._basics import as_constant, config_bytes, constant_value, unknown
 from ._compute import compute, sizes_asked
 from ._plan import clone
 
-__all__ = ["order_of", "sample_sortable", "sort", "take_in_order"]
+__all__ = ["order_of", "sample_sortable", "sort", "take_along_in_order", "take_in_order"]
 
 #: values sampled from each block to choose the splitters
 SAMPLES_PER_BLOCK = 64
@@ -194,7 +194,8 @@ def take_in_order(y: da.Array, order: _Buckets) -> da.Array:
     """``y[argsort(x)]`` for the argsort whose buckets are ``order``: ``y`` (as long as
     ``x``) sorted by ``x``'s values in the same buckets, carried beside them. The same
     elements in the same order as the take: ties keep their order of appearance."""
-    return _in_buckets(order, y, positions=False)
+    # (a constant y, scikit-learn's default weights, is itself in the buckets' blocks)
+    return as_constant(_in_buckets(order, y, positions=False), constant_value(y))
 
 
 def _in_buckets(b: _Buckets, carried: da.Array | None, positions: bool) -> da.Array:
@@ -249,8 +250,39 @@ def sort_or_argsort(whole_axis: Any, indices: bool) -> Any:
     def call(
         x: da.Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True
     ) -> da.Array:
-        if sample_sortable(x, axis):
-            return sort(x, descending=descending, indices=indices)
-        return whole_axis(x, axis=axis, descending=descending, stable=stable)  # type: ignore[no-any-return]
+        line = _as_line(x, axis)
+        if line is None or not sample_sortable(line, 0):
+            return whole_axis(x, axis=axis, descending=descending, stable=stable)  # type: ignore[no-any-return]
+        out = sort(line, descending=descending, indices=indices)
+        if line is x:
+            return out
+        shaped = out.reshape(x.shape)
+        if indices:
+            setattr(shaped, _BUCKETS, order_of(out))
+        return shaped
 
     return call
+
+
+def _as_line(x: da.Array, axis: int) -> da.Array | None:
+    """``x`` as a 1-D array along ``axis`` where every other axis has extent 1 (a
+    column: scikit-learn's ``_weighted_percentile`` sorts a target as ``(n, 1)`` along
+    axis 0), else None. Dask keeps the blocks of the long axis in both reshapes."""
+    if x.ndim == 0 or not -x.ndim <= axis < x.ndim:
+        return None
+    if any(extent != 1 for a, extent in enumerate(x.shape) if a != axis % x.ndim):
+        return None
+    return x if x.ndim == 1 else x.reshape((x.shape[axis % x.ndim],))
+
+
+def take_along_in_order(x: da.Array, indices: da.Array, axis: int) -> da.Array | None:
+    """``take_along_axis(x, indices, axis=axis)`` where ``indices`` is an argsort result
+    of this module of ``x``'s shape (scikit-learn's ``_weighted_percentile`` takes the
+    weights by its sort of a column): ``x`` sorted in the same buckets, as
+    :func:`take_in_order`; else None."""
+    order = order_of(indices)
+    line = _as_line(x, axis) if order is not None and x.shape == indices.shape else None
+    if order is None or line is None or line.shape != order.x.shape:
+        return None
+    out = take_in_order(line, order)
+    return as_constant(out if line is x else out.reshape(x.shape), constant_value(x))
