@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import math
 import time
 import warnings
@@ -1441,6 +1442,70 @@ def test_columns_assigned_from_row_blocks_stream_with_their_input(target_chunks)
     np.testing.assert_array_equal(
         np.asarray(filled), np.insert(np.full((4000, 2), 7.0), 1, want[:, 1], axis=1)
     )
+
+
+@pytest.mark.parametrize("degree", [2, 3])
+def test_an_array_filled_column_range_by_column_range_streams_block_by_block(degree):
+    """scikit-learn's PolynomialFeatures fills ``empty((n, n_out))`` column range by
+    column range: ``XP[:, 0] = 1``, ``XP[:, 1:p + 1] = X``, then ``XP[:, a:b] =
+    XP[:, c:d] * X[:, i:i + 1]`` for each feature. The target takes ``X``'s row blocks,
+    each cut to hold at most Dask's chunk size; the slices and assignments are
+    Blockwise, and the column slices of ``X`` share one rechunk of ``X``: after Dask's
+    optimisation, one task per row block of the target and one per piece of ``X``
+    (at 0.5 GiB, 20725 tasks and 1.8 GiB at the peak where it is 1 task a block and
+    852 MiB). NumPy's values."""
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.preprocessing import PolynomialFeatures
+
+    a = RNG.standard_normal((4000, 4))
+    x = xp.asarray(a, device=xp.DASK, chunks=(1000, 4))
+    with (
+        dask.config.set({"array.chunk-size": "40KiB"}),
+        sklearn.config_context(array_api_dispatch=True),
+        xp.rank_promotion("allow"),
+    ):
+        out = PolynomialFeatures(degree=degree).fit_transform(x)
+    rows = out._data.chunks[0]
+    assert set(np.cumsum(x._data.chunks[0])) <= set(np.cumsum(rows))  # X's rows, cut
+    assert max(rows) * out.shape[1] * 8 <= 40 * 1024
+    (optimized,) = dask.optimize(out._data)
+    graph = dict(optimized.__dask_graph__())
+    named = collections.Counter(
+        (k[0] if isinstance(k, tuple) else k).rsplit("-", 1)[0] for k in graph
+    )
+    assert sum(named.values()) <= 2 * len(rows) + x._data.numblocks[0], named
+    np.testing.assert_allclose(
+        np.asarray(out), PolynomialFeatures(degree=degree).fit_transform(a), rtol=1e-14
+    )
+
+
+def test_slices_within_blocks_are_blockwise_and_rechunked_as_their_source():
+    """A slice along axes each in one block (the others taken whole) is a Blockwise
+    layer, fused with its consumer; rechunked along the axes it takes whole, it is its
+    source rechunked then sliced, so that slices of one array share one rechunk of it.
+    Two operands whose blocks refine one another meet in the finer blocks. NumPy's
+    values, for negative steps too."""
+    from dask.blockwise import Blockwise
+
+    a = RNG.standard_normal((300, 5))
+    x = xp.asarray(a, device=xp.DASK, chunks=(100, 5))
+    fine = xp.asarray(RNG.standard_normal((300, 1)), device=xp.DASK, chunks=(50, 1))
+    columns = [x[:, i : i + 1] for i in range(5)]
+    for c in columns:
+        assert isinstance(c._data.__dask_graph__().layers[c._data.name], Blockwise)
+    products = [c * fine for c in columns]
+    rechunks = {
+        name
+        for p in products
+        for name in p._data.__dask_graph__().layers
+        if name.startswith("rechunk")
+    }
+    assert len(rechunks) <= 2  # (one rechunk of x: split and merge layers)
+    for i, p in enumerate(products):
+        assert p._data.chunks[0] == fine._data.chunks[0]
+        np.testing.assert_array_equal(np.asarray(p), a[:, i : i + 1] * np.asarray(fine))
+    np.testing.assert_array_equal(np.asarray(x[:, 3:0:-2]), a[:, 3:0:-2])
+    np.testing.assert_array_equal(np.asarray(x[10:20, 1:4]), a[10:20, 1:4])
 
 
 @pytest.mark.parametrize("make", ["ones", "full"])

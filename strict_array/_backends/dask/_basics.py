@@ -122,8 +122,9 @@ def pair_blocks(arrays: list[Any], places: list[tuple[int, int]]) -> None:
 #: elements (:func:`constant_value`), and its blocks' ranges (:func:`block_ranges`).
 #: They live as long as the array; an array made anew from its graph has none, and is
 #: rechunked, or its ranges computed, as any other
-_REMAKE, _CONSTANT, _RANGES = (
-    "_strict_array_remake", "_strict_array_constant", "_strict_array_ranges"
+_REMAKE, _CONSTANT, _SLICED, _RANGES = (
+    "_strict_array_remake", "_strict_array_constant", "_strict_array_sliced",
+    "_strict_array_ranges",
 )  # fmt: skip
 
 
@@ -194,9 +195,43 @@ def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     in GaussianMixture's E-step: as much memory as 3 blocks of the input, at any n).
     """
     remake = getattr(x, _REMAKE, None)
-    if remake is None:
-        return x.rechunk(chunks)
-    return remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
+    if remake is not None:
+        return remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
+    sliced = getattr(x, _SLICED, None)
+    if sliced is not None and all(sliced[1][a] == slice(None) for a in chunks):
+        # the source rechunked, then sliced in the new blocks: slices of one array
+        # (scikit-learn's X[:, i:i + 1], one per feature) share one rechunk of it, and
+        # the slice fuses with its consumer (see sliced_in_blocks)
+        source, key = sliced
+        return sliced_in_blocks(rechunk(source, chunks), key)
+    return x.rechunk(chunks)
+
+
+def refines(fine: tuple, coarse: tuple) -> bool:
+    """Whether every boundary between the ``coarse`` blocks is one between ``fine``'s."""
+    return set(np.cumsum(coarse).tolist()) <= set(np.cumsum(fine).tolist())
+
+
+def sliced_in_blocks(data: da.Array, key: tuple[slice, ...]) -> da.Array:
+    """``data[key]`` for one forward slice per axis, each axis not taken whole in one
+    block of ``data``, as one task per block of a Blockwise layer, which Dask fuses
+    with the element-wise work that uses it (Dask's slicing makes tasks of their own:
+    scikit-learn's PolynomialFeatures slices columns of the array it fills,
+    ``XP[:, start:end] * X[:, i:i + 1]``, and the slices waited in memory for their
+    products). Rechunked along the axes taken whole, it is its source rechunked
+    (:func:`rechunk`)."""
+    from dask.base import tokenize
+
+    chunks = tuple(
+        c if k == slice(None) else (len(range(*k.indices(sum(c)))),)
+        for k, c in zip(key, data.chunks)
+    )
+    name = "getitem-" + tokenize(data.name, key)
+    out = da.map_blocks(
+        lambda b: b[key], data, chunks=chunks, dtype=data.dtype, meta=data._meta, name=name
+    )
+    setattr(out, _SLICED, (data, key))
+    return out
 
 
 def cost_of_blocks(x: da.Array) -> int:

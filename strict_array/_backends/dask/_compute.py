@@ -33,6 +33,7 @@ from ._basics import (
     cost_of_blocks,
     ranges_of_blocks,
     rechunk,
+    refines,
     remade,
     with_block_ranges,
 )
@@ -280,6 +281,12 @@ def made_alike(a: da.Array, b: da.Array) -> tuple[da.Array, da.Array]:
         return a, b
     cost_a, cost_b = cost_of_blocks(a), cost_of_blocks(b)
     if cost_a == cost_b:
+        # where one's blocks refine the other's, Dask's common refinement is the finer
+        # blocks: the coarser rechunked to them here, as a slice's source (rechunk)
+        for x, other in ((a, b), (b, a)):
+            if all(refines(other.chunks[i], x.chunks[i]) for i in differ):
+                again = rechunk(x, {i: other.chunks[i] for i in differ})
+                return (again, b) if x is a else (a, again)
         return a, b
     x, other = (a, b) if cost_a < cost_b else (b, a)
     chunks = {i: other.chunks[i] for i in differ if len(other.chunks[i]) > 1}

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, cast
 
 import dask.array as da
@@ -26,6 +27,7 @@ from ._basics import (
     paired_unknown_blocks,
     rechunk,
     reshape,
+    sliced_in_blocks,
     whole_axes,
     whole_axis,
     without_empty_blocks,
@@ -247,7 +249,8 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     parts = key if isinstance(key, tuple) else (key,)
     if all(type(p) in (int, slice) or p is None or p is Ellipsis for p in parts):
         forward, flip = _forward_slices(data, parts)
-        out = data[forward]
+        within = _within_blocks(data, forward)
+        out = data[forward] if within is None else sliced_in_blocks(data, within)
         return flip_axes(out, axis=tuple(flip)) if flip else out
     advanced = _advanced_key(data, parts)
     if advanced is not None:  # (its indices are checked once broadcast together)
@@ -307,6 +310,90 @@ def getitem(data: da.Array, key: Any) -> da.Array:
         (p,) = arrays
         if parts[p].ndim == 1:
             out = with_index_length(out, _axis_of(parts, p, data.ndim), parts[p])
+    return out
+
+
+def _within_blocks(data: da.Array, parts: tuple) -> tuple[slice, ...] | None:
+    """The key as one forward slice per axis, where it is made of slices (and ``...``)
+    alone and every axis it does not take whole is in one block of known size: the
+    same slices then select in every block. None for any other key."""
+    if any(type(p) is not slice and p is not Ellipsis for p in parts):
+        return None
+    if sum(p is Ellipsis for p in parts) > 1 or len(parts) - (Ellipsis in parts) > data.ndim:
+        return None
+    fill = (slice(None),) * (data.ndim - (len(parts) - (Ellipsis in parts)))
+    at = parts.index(Ellipsis) if Ellipsis in parts else len(parts)
+    full = parts[:at] + fill + parts[at + 1 :]
+    out = []
+    for s, n, blocks in zip(full, data.shape, data.numblocks):
+        if s == slice(None):
+            out.append(s)
+            continue
+        if blocks != 1 or _unknown(n) or (s.step is not None and s.step < 0):
+            return None
+        out.append(slice(*s.indices(int(n))))
+    return tuple(out)
+
+
+def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.Array:
+    """``data[key] = value`` (see :func:`_within_blocks`) block by block, in a Blockwise
+    layer: each block a copy with the value's block put in, the value given ``data``'s
+    blocks along the axes the key takes whole. An array made from nothing (``empty``)
+    takes the value's blocks there instead, each cut so as to hold at most Dask's
+    ``array.chunk-size``: scikit-learn's PolynomialFeatures fills ``empty((n, 561))``
+    column range by column range from ``X``, 33 assignments, which then pair block for
+    block with ``X``'s rows and fuse into one task per block."""
+    from dask.base import tokenize
+
+    from ._basics import config_bytes, made_from_nothing, refines, remade
+
+    region = tuple(
+        n if k == slice(None) else len(range(k.start, k.stop, k.step))
+        for k, n in zip(key, data.shape)
+    )
+    if isinstance(value, da.Array):
+        lead = len(region) - value.ndim
+        theirs = {
+            a: value.chunks[a - lead]
+            for a, k in enumerate(key)
+            if k == slice(None) and a >= lead and value.shape[a - lead] == data.shape[a]
+            and value.chunks[a - lead] != data.chunks[a]
+        }  # fmt: skip
+        if remade(data) and not all(refines(data.chunks[a], c) for a, c in theirs.items()):
+            first = min(theirs)  # (cut along the first: the rows)
+            row = data.itemsize * math.prod(n for a, n in enumerate(data.shape) if a != first)
+            most = max(1, config_bytes("array.chunk-size") // max(row, 1))
+            cut: list[int] = []
+            for c in theirs[first]:
+                pieces = -(-c // most)
+                cut += [c // pieces + (i < c % pieces) for i in range(pieces)]
+            data = rechunk(data, {**theirs, first: tuple(cut)})
+        else:  # (the value's blocks where they are finer)
+            data = _split_as_value(data, key, value, region)
+        if value.shape != region:
+            value = da.broadcast_to(value, region)
+        value = rechunk(value, {
+            a: data.chunks[a] if k == slice(None) else (region[a],) for a, k in enumerate(key)
+        })  # fmt: skip
+
+    def put(block: np.ndarray, v: Any) -> np.ndarray:
+        out = np.array(block, copy=True)
+        out[key] = v
+        return out
+
+    index = tuple(range(data.ndim))
+    name = "setitem-" + tokenize(
+        data.name, key, value.name if isinstance(value, da.Array) else value
+    )
+    out = da.blockwise(
+        put, index, data, index, value, index if isinstance(value, da.Array) else None,
+        align_arrays=False, name=name, dtype=data.dtype, meta=data._meta,
+    )  # fmt: skip
+    if remade(data) and not isinstance(value, da.Array):
+        # (a scalar put in an array made from nothing: made again with it, XP[:, 0] = 1)
+        made_from_nothing(
+            out, lambda chunks: assign(rechunk(data, dict(enumerate(chunks))), key, value)
+        )
     return out
 
 
@@ -411,6 +498,15 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
     position = _mask_position(parts)
     if position is not None:
         return _assign_through_mask(data, parts, position, value, region)
+    # (an int on an axis in one block: a slice of one, the value given that axis)
+    ints = [i for i, p in enumerate(parts) if type(p) is int]
+    as_slices = tuple(slice(p, p + 1 if p != -1 else None) if type(p) is int else p for p in parts)
+    ellipsis = any(p is Ellipsis for p in parts)
+    within = _within_blocks(data, as_slices) if not (ellipsis and ints) else None
+    if within is not None:
+        if ints and isinstance(value, da.Array):
+            value = reshape(da.broadcast_to(value, region), getitem(data, as_slices).shape)
+        return _assign_blockwise(data, within, value)
     if any(_unknown(s) for s in data.shape):
         raise ValueError(
             "assigning through this key needs sizes that are unknown until computed "
