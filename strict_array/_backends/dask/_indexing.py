@@ -339,8 +339,8 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
     """``data[key] = value`` (see :func:`_within_blocks`) block by block, in a Blockwise
     layer: each block a copy with the value's block put in, the value given ``data``'s
     blocks along the axes the key takes whole. An array made from nothing (``empty``)
-    takes the value's blocks there instead, each cut so as to hold at most Dask's
-    ``array.chunk-size``: scikit-learn's PolynomialFeatures fills ``empty((n, 561))``
+    takes the value's blocks there instead, each cut so as to hold at most a quarter of
+    Dask's ``array.chunk-size``: scikit-learn's PolynomialFeatures fills ``empty((n, 561))``
     column range by column range from ``X``, 33 assignments, which then pair block for
     block with ``X``'s rows and fuse into one task per block."""
     from dask.base import tokenize
@@ -352,6 +352,8 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
         for k, n in zip(key, data.shape)
     )
     if isinstance(value, da.Array):
+        if value.ndim > len(region):  # (leading axes of one element, as NumPy drops them)
+            value = reshape(value, value.shape[value.ndim - len(region) :])
         lead = len(region) - value.ndim
         theirs = {
             a: value.chunks[a - lead]
@@ -362,7 +364,9 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
         if remade(data) and not all(refines(data.chunks[a], c) for a, c in theirs.items()):
             first = min(theirs)  # (cut along the first: the rows)
             row = data.itemsize * math.prod(n for a, n in enumerate(data.shape) if a != first)
-            most = max(1, config_bytes("array.chunk-size") // max(row, 1))
+            # (a task that fills a block holds two versions of it and the value: blocks
+            # of a quarter of a chunk keep it within one)
+            most = max(1, config_bytes("array.chunk-size") // 4 // max(row, 1))
             cut: list[int] = []
             for c in theirs[first]:
                 pieces = -(-c // most)
@@ -502,7 +506,8 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
     ints = [i for i, p in enumerate(parts) if type(p) is int]
     as_slices = tuple(slice(p, p + 1 if p != -1 else None) if type(p) is int else p for p in parts)
     ellipsis = any(p is Ellipsis for p in parts)
-    within = _within_blocks(data, as_slices) if not (ellipsis and ints) else None
+    sized = not any(_unknown(s) for s in data.shape)
+    within = _within_blocks(data, as_slices) if sized and not (ellipsis and ints) else None
     if within is not None:
         if ints and isinstance(value, da.Array):
             value = reshape(da.broadcast_to(value, region), getitem(data, as_slices).shape)
