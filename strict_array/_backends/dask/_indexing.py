@@ -339,8 +339,8 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
     """``data[key] = value`` (see :func:`_within_blocks`) block by block, in a Blockwise
     layer: each block a copy with the value's block put in, the value given ``data``'s
     blocks along the axes the key takes whole. An array made from nothing (``empty``)
-    takes the value's blocks there instead, each cut so as to hold at most a quarter of
-    Dask's ``array.chunk-size``: scikit-learn's PolynomialFeatures fills ``empty((n, 561))``
+    takes the value's blocks there instead, each cut so as to hold at most Dask's
+    ``array.chunk-size``: scikit-learn's PolynomialFeatures fills ``empty((n, 561))``
     column range by column range from ``X``, 33 assignments, which then pair block for
     block with ``X``'s rows and fuse into one task per block."""
     from dask.base import tokenize
@@ -364,9 +364,10 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
         if remade(data) and not all(refines(data.chunks[a], c) for a, c in theirs.items()):
             first = min(theirs)  # (cut along the first: the rows)
             row = data.itemsize * math.prod(n for a, n in enumerate(data.shape) if a != first)
-            # (a task that fills a block holds two versions of it and the value: blocks
-            # of a quarter of a chunk keep it within one)
-            most = max(1, config_bytes("array.chunk-size") // 4 // max(row, 1))
+            # (a task that fills a block holds two versions of it and the value; blocks
+            # of a quarter of a chunk halved that on one machine, but a cluster's
+            # workers, with four times the tasks, spilled: docs/scikit-learn.md)
+            most = max(1, config_bytes("array.chunk-size") // max(row, 1))
             cut: list[int] = []
             for c in theirs[first]:
                 pieces = -(-c // most)
