@@ -676,7 +676,7 @@ def test_a_constant_stays_constant_through_what_rearranges_it():
 
     n = 1000
     ones = xp.ones(n, device=xp.DASK)
-    weights = xp.tile(ones, (1, 1)).T  # (n, 1)
+    weights = xp.permute_dims(xp.tile(ones, (1, 1)), (1, 0))  # (n, 1)
     x = xp.asarray(RNG.standard_normal((n, 1)), device=xp.DASK, chunks=(70, 1))
     with dask.config.set({"array.chunk-size": "2KiB"}):
         sorted_weights = _as(
