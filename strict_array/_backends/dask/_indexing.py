@@ -22,16 +22,20 @@ from typing import Any, cast
 import dask.array as da
 import numpy as np
 
-from ._basics import flip as flip_axes
 from ._basics import (
+    config_bytes,
+    made_from_nothing,
     paired_unknown_blocks,
     rechunk,
+    refines,
+    remade,
     reshape,
     sliced_in_blocks,
     whole_axes,
     whole_axis,
     without_empty_blocks,
 )
+from ._basics import flip as flip_axes
 from ._basics import unknown as _unknown
 from ._namespace import checked_index, take, with_index_length
 
@@ -344,8 +348,6 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
     column range by column range from ``X``, 33 assignments, which then pair block for
     block with ``X``'s rows and fuse into one task per block."""
     from dask.base import tokenize
-
-    from ._basics import config_bytes, made_from_nothing, refines, remade
 
     region = tuple(
         n if k == slice(None) else len(range(k.start, k.stop, k.step))

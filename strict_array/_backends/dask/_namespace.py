@@ -267,11 +267,15 @@ def auto_chunks(shape: tuple, chunks: Any = None) -> Any:
     return -1 if 0 in shape else "auto"
 
 
+#: the value of the creation functions (and their ``*_like``) that name theirs
+_FILLS = {"zeros": 0, "ones": 1}
+
+
 def _creation(name: str) -> Any:
     """zeros/ones/empty/full with chunks that also work for empty shapes; all but
     ``empty`` constant (:func:`made_constant`)."""
     make = getattr(da, name)
-    value = {"zeros": 0, "ones": 1}.get(name)
+    value = _FILLS.get(name)
 
     def create(
         shape: Any, *args: Any, dtype: Any = None, chunks: Any = None, **kwargs: Any
@@ -290,7 +294,7 @@ def _constant_like(name: str) -> Any:
     """zeros_like/ones_like/full_like, constant (:func:`made_constant`) where ``x``'s
     shape is known, in ``x``'s blocks."""
     own = getattr(compat, name)
-    value = {"zeros_like": 0, "ones_like": 1}.get(name)
+    value = _FILLS.get(name.removesuffix("_like"))
 
     def like(x: da.Array, /, *args: Any, **kwargs: Any) -> da.Array:
         out = own(x, *args, **kwargs)
