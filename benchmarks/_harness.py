@@ -160,9 +160,19 @@ class RSSSampler:
 
 
 def maxrss_bytes() -> int:
-    """Peak RSS of this process so far (Linux reports ru_maxrss in KiB)."""
+    """Peak RSS of this process so far: on Linux its own address space's high-water mark
+    (``VmHWM``). Linux's ``ru_maxrss`` survives ``exec``: a subprocess reports at least
+    its parent's RSS when it was forked (a parent that wrote a 2 GiB store, at 445 MiB,
+    gave every row at least 445 MiB). Elsewhere ``ru_maxrss`` (KiB; bytes on macOS)."""
     import resource
 
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return r if sys.platform == "darwin" else r * 1024
 

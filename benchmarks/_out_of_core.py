@@ -16,7 +16,7 @@ summing the squares (dask/dask#874), written four ways:
   the whole of ``x`` in memory, dask/dask#874);
 - ``dask.array``, two passes by hand.
 
-Each contender runs in a fresh subprocess (so its peak RSS, ``ru_maxrss``, is its
+Each contender runs in a fresh subprocess (so its peak RSS, ``VmHWM``, is its
 own) with the glibc allocator settings of :data:`MALLOC_ENV`, and prints one
 ``RESULT {json}`` line.
 """
@@ -326,6 +326,7 @@ def child(contender: str, path: str, workers: int, cluster: bool) -> dict[str, A
 
     import dask
     import numpy as np
+    from _harness import maxrss_bytes
 
     import strict_array as xp
 
@@ -345,7 +346,7 @@ def child(contender: str, path: str, workers: int, cluster: bool) -> dict[str, A
             out["time"] = time.perf_counter() - t0
         out.update(figures)
         out["value"] = np.asarray(value, dtype=np.float64).ravel().tolist()
-        out["maxrss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        out["maxrss"] = maxrss_bytes()
         return out
     form = FORMS[contender]
     with xp.progress(False):
@@ -363,7 +364,7 @@ def child(contender: str, path: str, workers: int, cluster: bool) -> dict[str, A
             out["time"] = time.perf_counter() - t0
     value = np.asarray(value, dtype=np.float64)
     out["value"] = value.tolist()
-    out["maxrss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    out["maxrss"] = maxrss_bytes()
     return out
 
 

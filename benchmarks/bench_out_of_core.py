@@ -23,7 +23,7 @@ the input).
 
 Reported: wall time (median of the rounds; planning included), throughput = input
 bytes / time in GB/s (x counted once, though the two-pass forms read it twice), peak
-RSS of the subprocess (``ru_maxrss``, maximum over the rounds; it includes ~100 MiB
+RSS of the subprocess (``VmHWM``, maximum over the rounds; it includes ~100 MiB
 of interpreter and imports), and whether the result matches the one-graph result.
 Targets for strict_array's natural form: peak RSS <= 1 GiB and throughput >= 0.9x the
 hand-written two passes. The input was just written or read, so it is mostly in the

@@ -39,7 +39,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import _sklearn_rows as rows
-from _harness import environment, fmt_bytes, fmt_time, table
+from _harness import environment, fmt_bytes, fmt_time, maxrss_bytes, table
 from _out_of_core import MALLOC_ENV, ClusterProbe, local_cluster, warm_page_cache
 
 CHUNK_ROWS = 262_144  # x 32 float64 columns = 64 MiB per block of X
@@ -182,7 +182,7 @@ def child(row_name: str, path: str, device: str) -> dict[str, Any]:
     except Exception as e:  # reported in the table, the run goes on
         out["error"] = f"{type(e).__name__}: {str(e)[:200]}"
     out["time"] = time.perf_counter() - t0
-    out["maxrss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    out["maxrss"] = maxrss_bytes()
     return out
 
 
