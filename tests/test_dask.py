@@ -994,6 +994,16 @@ def test_a_product_over_one_contracted_block_needs_no_sum(dtype, contracted_chun
     if contracted_chunks == -1 and dtype == np.float64:
         (fused,) = dask.optimize(xp.sum(xp.exp(x * 0.1) @ w, axis=0)._data)
         assert not [n for n in fused.dask.layers if n.startswith(("exp", "product"))]
+        # and into the element-wise work that uses it (GaussianMixture's E-step,
+        # sum((X @ P - mu @ P) ** 2, axis=1)): Dask fuses only layers of one
+        # ``concatenate``, and a cluster's workers held the products apart
+        mu = xp.asarray(a[0], device=xp.DASK)
+        e_step = xp.sum(xp.square(xp.subtract(x @ w, mu @ w, broadcast_dimensions=(1,))), axis=1)
+        (fused,) = dask.optimize(e_step._data)
+        assert not [k for k in dict(fused.dask) if k[0].startswith(("product", "subtract"))]
+        np.testing.assert_allclose(
+            to_numpy(e_step), np.sum((a @ b - a[0] @ b) ** 2, axis=1), rtol=1e-12
+        )
 
 
 def test_elementwise_operands_of_unknown_sizes_from_different_masks():

@@ -565,10 +565,20 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
         # one block along every contracted axis (X @ W, W of a few columns): each output
         # block is one product, fused with what uses it; summed as a reduction of one
         # piece, it was copied twice in tasks of their own, which a cluster's workers
-        # held apart from their consumers (Nystroem: 1 GiB of products on a worker)
+        # held apart from their consumers (Nystroem: 1 GiB of products on a worker).
+        # Not concatenated: Dask fuses a Blockwise layer only into one of the same
+        # ``concatenate``, and element-wise layers have None; each operand then comes as
+        # its one block in a list per contracted axis (GaussianMixture's E-step
+        # ``X @ prec_chol - mu @ prec_chol``: a cluster's workers held the products)
         kept = tuple(i for i in out_index if i not in {index1[a] for a in left})
+
+        def one_product(a: Any, b: Any) -> np.ndarray:
+            for _ in left:
+                (a,), (b,) = a, b
+            return product(a, b)
+
         return da.blockwise(
-            product, kept, x1, index1, x2, tuple(index2), concatenate=True, dtype=dtype,
+            one_product, kept, x1, index1, x2, tuple(index2), dtype=dtype,
             meta=np.empty((0,) * len(kept), dtype),
         )  # fmt: skip
 
