@@ -1654,3 +1654,62 @@ def test_tile_repeats_whole_blocks_not_one_block_per_copy(shape, chunks, reps):
     # an axis in one block stays in one (its copies fit a chunk); a long axis is copied
     copied = math.prod(r for r, n in zip(reps[::-1], x.numblocks[::-1]) if n > 1 and r > 1)
     assert math.prod(out._data.numblocks) <= math.prod(x.numblocks) * copied
+
+
+class RunKeys(Callback):
+    """The names of the tasks run on Dask's local schedulers."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = []
+
+    def _pretask(self, key, dsk, state):
+        self.names.append(key[0] if isinstance(key, tuple) else key)
+
+
+@pytest.mark.parametrize("row_chunks", [50, (13, 50, 37, 100)])
+def test_an_elementwise_array_with_two_users_is_made_in_each(row_chunks):
+    """GaussianMixture's M-step ``(resp[:, k] * diff.T) @ diff``, ``diff = X - means[k]``:
+    Dask fuses a layer into its user only when it has one user, so ``diff`` was a task
+    of its own and a cluster's workers held its blocks between its two users until
+    they spilled. Each user now makes the blocks it needs, and no ``subtract`` task
+    runs; NumPy's values."""
+    rng = np.random.default_rng(5)
+    a, r = rng.standard_normal((200, 4)), rng.random((200, 3))
+    X = xp.asarray(a, device=xp.DASK, chunks=(row_chunks, 4))
+    resp = xp.asarray(r, device=xp.DASK, chunks=(row_chunks, 3))
+    means = xp.asarray(a[:3], device=xp.DASK)
+    diff = xp.subtract(X, means[1, :], broadcast_dimensions=(1,))
+    cov = xp.multiply(resp[:, 1], diff.T, broadcast_dimensions=(1,)) @ diff
+    runs = RunKeys()
+    with runs:
+        got = to_numpy(cov)
+    d = a - a[1]
+    np.testing.assert_allclose(got, (r[:, 1] * d.T) @ d, rtol=1e-12)
+    assert runs.names and not [n for n in runs.names if n.startswith("subtract")]
+
+
+def test_a_layer_is_made_per_user_only_where_every_user_fuses_it():
+    """Copies are made only of element-wise layers that every user can fuse, whose keys
+    are not asked for and that read no data (a copy would read it again)."""
+    from strict_array._backends.dask._fusion import made_per_user
+
+    x = da.ones((6, 4), chunks=(2, 4))  # made from Dask's IO dependencies: never copied
+    diff = x - 0.5
+    out = diff * 2.0 + diff.T.T
+    graph = out.__dask_graph__()
+    copied = made_per_user(graph, [(out.name, 0, 0)])
+    assert diff.name not in copied.layers
+    copies = [n for n in copied.layers if n.startswith(diff.name)]
+    assert len(copies) == 2 and x.name in copied.layers  # one per user; the data once
+    assert all(copied.dependencies[c] == {x.name} for c in copies)
+    np.testing.assert_array_equal(
+        da.Array(copied, out.name, out.chunks, meta=out._meta).compute(), np.full((6, 4), 1.5)
+    )
+    assert made_per_user(graph, [(diff.name, 0, 0)]) is graph  # asked for: stays whole
+    sliced = diff[::2] + diff[:3]  # a slice is not Blockwise: it cannot fuse diff
+    assert made_per_user(sliced.__dask_graph__(), []) is sliced.__dask_graph__()
+    gram = da.blockwise(  # contracts over concatenated blocks: Dask does not fuse into it
+        lambda a, b: a.T @ b, "ij", diff, "ki", diff * 2.0, "kj", concatenate=True, dtype=float
+    )
+    assert made_per_user(gram.__dask_graph__(), []) is gram.__dask_graph__()

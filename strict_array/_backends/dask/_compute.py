@@ -27,7 +27,7 @@ from dask.utils import parse_bytes
 
 from ..._caller import called_from
 from ..._settings import current_known_sizes, current_planning, show_progress
-from . import _keep, _plan
+from . import _fusion, _keep, _plan
 from ._basics import (
     bytes_in_memory,
     cost_of_blocks,
@@ -56,7 +56,14 @@ def active_client() -> Any:
 
 
 def _run(collections: Sequence[Any], persist: bool = False, title: str | None = None) -> list[Any]:
-    """Compute (or persist) Dask collections in one go, with a progress bar if wanted."""
+    """Compute (or persist) Dask collections in one go, with a progress bar if wanted;
+    Dask optimises their graph after element-wise layers are made once per user
+    (:mod:`._fusion`)."""
+    with dask.config.set({"array_optimize": _fusion.optimize}):
+        return _run_optimised(collections, persist, title)
+
+
+def _run_optimised(collections: Sequence[Any], persist: bool, title: str | None) -> list[Any]:
     show = show_progress()
     if show and title:
         print(f"[strict_array] {title}", file=sys.stderr, flush=True)

@@ -559,7 +559,10 @@ class _Blocks:
         self.name = name
         self.info = info
         self.keys = [(name, *k[1:]) for k in block_keys(info)]
-        self.__dask_optimize__ = da.Array.__dask_optimize__
+
+    @property
+    def __dask_optimize__(self) -> Callable:
+        return da.Array.__dask_optimize__  # the optimiser in force when it is computed
 
     def __dask_graph__(self) -> HighLevelGraph:
         return self.graph

@@ -1,0 +1,163 @@
+"""Element-wise layers made once for each user, so that Dask fuses them into every user.
+
+Dask's ``optimize_blockwise`` fuses a Blockwise layer into the layer that uses it only
+when it has one user (``dask/blockwise.py``, ``_optimize_blockwise``: ``len(dependents[d])
+<= 1``). An element-wise array used twice is therefore a task of its own, and its
+blocks wait in memory until both users have run. scikit-learn's Gaussian mixture
+M-step is the case measured: ``diff = X - means[k]`` is used by ``diff.T`` and by the
+product ``(resp[:, k] * diff.T) @ diff``, and a cluster's workers held blocks of
+``diff`` apart from their users until they spilled to disk (docs/scikit-learn.md).
+
+Before Dask optimises a graph that the ``DASK`` device computes, each element-wise
+Blockwise layer whose users can all take it in is made once for each user, under a
+name of its own: Dask then fuses each copy into its user, and each user's task makes
+the blocks it needs from the layer's inputs. The work of an element-wise layer is
+done once per user; a block is no longer held between its users. A layer is not
+copied when it reads data (its inputs are Dask's IO dependencies: a copy would read
+them again), when its keys are asked for, when it contracts or concatenates blocks,
+or when a user could not fuse it (a layer that is not Blockwise, or that uses it
+twice or whole).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any, TypeGuard
+
+from dask.array.optimization import optimize as dask_optimize
+from dask.blockwise import Blockwise
+from dask.core import flatten
+from dask.highlevelgraph import HighLevelGraph
+
+#: a layer with more users than this is left shared (each copy repeats its work)
+MOST_USERS = 8
+
+
+def optimize(dsk: Any, keys: Any, **kwargs: Any) -> Any:
+    """Dask's array optimisation, after :func:`made_per_user` (the ``array_optimize`` hook)."""
+    if isinstance(dsk, HighLevelGraph):
+        dsk = made_per_user(dsk, keys)
+    return dask_optimize(dsk, keys, **kwargs)
+
+
+def made_per_user(graph: HighLevelGraph, keys: Any) -> HighLevelGraph:
+    """``graph`` with every element-wise layer used by several Blockwise layers that
+    could all fuse it made once for each of them (see the module's docstring).
+
+    Layers are visited from the outputs back, so that a copy's own element-wise
+    inputs are copied in turn for each copy: the chain from the data to each user
+    becomes that user's alone. The values of every key asked for are unchanged.
+    """
+    wanted = {k[0] if isinstance(k, tuple) else k for k in flatten(keys)}
+    # (a layer's name may be a key, a tuple: a graph made from a delayed value's keys)
+    layers: dict[Any, Any] = dict(graph.layers)
+    deps: dict[Any, set[Any]] = {name: set(d) for name, d in graph.dependencies.items()}
+    users: defaultdict[Any, set[Any]] = defaultdict(set)
+    for name, ds in deps.items():
+        for d in ds:
+            users[d].add(name)
+    changed = False
+    for name in _outputs_first(deps):
+        layer = layers.get(name)
+        mine = users[name]
+        if not (1 < len(mine) <= MOST_USERS and name not in wanted and _copyable(layer)):
+            continue
+        if not all(_fuses(layers.get(u), name, layer) for u in mine):
+            continue
+        for user in sorted(mine, key=str):
+            copy = f"{name}-for-{user}"
+            layers[copy] = _renamed(layer, copy)
+            layers[user] = _input_renamed(layers[user], name, copy)
+            deps[copy] = set(deps[name])
+            users[copy] = {user}
+            deps[user] = (deps[user] - {name}) | {copy}
+            for d in deps[name]:
+                users[d].add(copy)
+        for d in deps.pop(name):
+            users[d].discard(name)
+        del layers[name], users[name]
+        changed = True
+    return HighLevelGraph(layers, deps) if changed else graph
+
+
+def _outputs_first(deps: Mapping[Any, set[Any]]) -> list[Any]:
+    """The layers, each after every layer that uses it."""
+    waiting = dict.fromkeys(deps, 0)
+    for ds in deps.values():
+        for d in ds:
+            if d in waiting:
+                waiting[d] += 1
+    ready = sorted((name for name, n in waiting.items() if n == 0), key=str)
+    order = []
+    while ready:
+        name = ready.pop()
+        order.append(name)
+        for d in sorted(deps[name] & waiting.keys(), key=str):
+            waiting[d] -= 1
+            if waiting[d] == 0:
+                ready.append(d)
+    return order
+
+
+def _elementwise(layer: Blockwise) -> bool:
+    """Each output block made from the blocks of its own index (no contraction)."""
+    out = set(layer.output_indices)
+    return all(i in out for _, ind in layer.indices if ind is not None for i in ind)
+
+
+def _copyable(layer: Any) -> TypeGuard[Blockwise]:
+    return (
+        isinstance(layer, Blockwise)
+        and not layer.io_deps
+        and not layer.new_axes
+        and layer.concatenate is None
+        and _elementwise(layer)
+    )
+
+
+def _fuses(user: Any, name: str, layer: Blockwise) -> bool:
+    """Dask's conditions for fusing ``layer`` into ``user`` (``_optimize_blockwise``),
+    but for the number of users: Blockwise, the same ``concatenate``, ``name`` used
+    once and by its blocks, element-wise (Dask does not fuse into a contraction), and
+    the same annotations."""
+    if not isinstance(user, Blockwise) or user.concatenate != layer.concatenate:
+        return False
+    uses = [ind for dep, ind in user.indices if dep == name]
+    return (
+        len(uses) == 1
+        and uses[0] is not None
+        and _elementwise(user)
+        and (user.annotations or None) == (layer.annotations or None)
+    )
+
+
+def _renamed(layer: Blockwise, name: str) -> Blockwise:
+    return Blockwise(
+        name,
+        layer.output_indices,
+        layer.task.substitute({}, key=name),
+        layer.indices,
+        layer.numblocks,
+        concatenate=layer.concatenate,
+        new_axes=layer.new_axes,
+        output_blocks=layer.output_blocks,
+        annotations=layer.annotations,
+        io_deps=layer.io_deps,
+    )
+
+
+def _input_renamed(user: Blockwise, old: str, new: str) -> Blockwise:
+    numblocks = {(new if k == old else k): v for k, v in user.numblocks.items()}
+    return Blockwise(
+        user.output,
+        user.output_indices,
+        user.task,
+        [(new if dep == old else dep, ind) for dep, ind in user.indices],
+        numblocks,
+        concatenate=user.concatenate,
+        new_axes=user.new_axes,
+        output_blocks=user.output_blocks,
+        annotations=user.annotations,
+        io_deps=user.io_deps,
+    )
