@@ -1713,3 +1713,22 @@ def test_a_layer_is_made_per_user_only_where_every_user_fuses_it():
         lambda a, b: a.T @ b, "ij", diff, "ki", diff * 2.0, "kj", concatenate=True, dtype=float
     )
     assert made_per_user(gram.__dask_graph__(), []) is gram.__dask_graph__()
+
+
+@pytest.mark.parametrize(
+    "key",
+    [(None, slice(None, None, 1)), (slice(0, 6, 1), slice(None)), (slice(None, 100), Ellipsis)],
+)
+@pytest.mark.parametrize("value_chunks", [1, 2, -1])
+def test_a_slice_that_takes_the_axis_whole_assigns_a_value_in_finer_blocks(key, value_chunks):
+    """``x[None, ::1] = v`` with ``v`` in finer blocks than ``x`` (found by the
+    differential suite): ``::1`` was taken for a part of an axis in one block, then the
+    array was split as the value, and each block's task put the whole value in."""
+    a = np.arange(24.0).reshape(6, 4)
+    region = a[key]
+    v = -np.arange(region.size, dtype=float).reshape(region.shape)
+    x = xp.asarray(a, device=xp.DASK)
+    x[key] = xp.asarray(v, device=xp.DASK, chunks=value_chunks)
+    want = a.copy()
+    want[key] = v
+    np.testing.assert_array_equal(to_numpy(x), want)

@@ -330,8 +330,10 @@ def _within_blocks(data: da.Array, parts: tuple) -> tuple[slice, ...] | None:
     full = parts[:at] + fill + parts[at + 1 :]
     out = []
     for s, n, blocks in zip(full, data.shape, data.numblocks):
-        if s == slice(None):
-            out.append(s)
+        if s == slice(None) or (not _unknown(n) and s.indices(int(n)) == (0, n, 1)):
+            # (``::1`` takes the axis whole too: :func:`_split_as_value` may then give
+            # it the value's blocks, where a slice of one block would no longer fit)
+            out.append(slice(None))
             continue
         if blocks != 1 or _unknown(n) or (s.step is not None and s.step < 0):
             return None
