@@ -994,6 +994,12 @@ def test_a_product_over_one_contracted_block_needs_no_sum(dtype, contracted_chun
     if contracted_chunks == -1 and dtype == np.float64:
         (fused,) = dask.optimize(xp.sum(xp.exp(x * 0.1) @ w, axis=0)._data)
         assert not [n for n in fused.dask.layers if n.startswith(("exp", "product"))]
+        # what makes an operand fuses into the product too (Nystroem's kernel
+        # ``exp(...) @ W``: a cluster's workers held the kernel's blocks for it)
+        kernel = xp.exp(x * 0.1) @ w
+        (fused,) = dask.optimize(kernel._data)
+        assert not [k for k in dict(fused.dask) if k[0].startswith(("exp", "mul"))]
+        np.testing.assert_allclose(to_numpy(kernel), np.exp(a * 0.1) @ b, rtol=1e-12)
         # and into the element-wise work that uses it (GaussianMixture's E-step,
         # sum((X @ P - mu @ P) ** 2, axis=1)): Dask fuses only layers of one
         # ``concatenate``, and a cluster's workers held the products apart

@@ -570,7 +570,24 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
         # ``concatenate``, and element-wise layers have None; each operand then comes as
         # its one block in a list per contracted axis (GaussianMixture's E-step
         # ``X @ prec_chol - mu @ prec_chol``: a cluster's workers held the products)
-        kept = tuple(i for i in out_index if i not in {index1[a] for a in left})
+        contracted = {index1[a] for a in left}
+        kept = tuple(i for i in out_index if i not in contracted)
+        meta = np.empty((0,) * len(kept), dtype)
+        carrier = _one_block_index(kept, (x1, index1), (x2, tuple(index2)))
+        if carrier is not None:
+            # Dask fuses into a Blockwise layer only what it takes along its output's
+            # indices (``_optimize_blockwise``: "Don't allow reductions to proceed"), so
+            # the kernel ``exp(...)`` of ``exp(...) @ W`` was a task of its own, waiting
+            # for the product on a cluster's workers (Nystroem). Each contracted axis is
+            # one block: it takes the index of an output axis of one block, which names
+            # the same (only) block, and the operands' work fuses into the product
+            label, chunks = carrier
+            i1 = tuple(label if i in contracted else i for i in index1)
+            i2 = tuple(label if i in contracted else i for i in index2)
+            return da.blockwise(
+                product, kept, x1, i1, x2, i2, dtype=dtype, meta=meta, align_arrays=False,
+                adjust_chunks={label: chunks},
+            )  # fmt: skip
 
         def one_product(a: Any, b: Any) -> np.ndarray:
             for _ in left:
@@ -578,9 +595,8 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
             return product(a, b)
 
         return da.blockwise(
-            one_product, kept, x1, index1, x2, tuple(index2), dtype=dtype,
-            meta=np.empty((0,) * len(kept), dtype),
-        )  # fmt: skip
+            one_product, kept, x1, index1, x2, tuple(index2), dtype=dtype, meta=meta
+        )
 
     def block(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.expand_dims(product(a, b), tuple(left))
@@ -591,6 +607,17 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
         meta=np.empty((0,) * len(out_index), dtype),
     )  # fmt: skip
     return da.sum(partial, axis=tuple(left), dtype=dtype) if left else partial
+
+
+def _one_block_index(
+    kept: tuple[int, ...], *operands: tuple[da.Array, tuple[int, ...]]
+) -> tuple[int, tuple[float, ...]] | None:
+    """An output index whose axis is one block, and that axis' chunks; or None."""
+    for x, index in operands:
+        for label, chunks in zip(index, x.chunks):
+            if label in kept and len(chunks) == 1:
+                return label, chunks
+    return None
 
 
 def _contracted_blocks_alike(x1: da.Array, x2: da.Array) -> tuple[da.Array, da.Array]:
