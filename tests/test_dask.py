@@ -1738,3 +1738,26 @@ def test_a_slice_that_takes_the_axis_whole_assigns_a_value_in_finer_blocks(key, 
     want = a.copy()
     want[key] = v
     np.testing.assert_array_equal(to_numpy(x), want)
+
+
+def test_a_scalar_put_in_an_array_made_from_nothing_is_made_again_in_other_blocks():
+    """GaussianMixture's initial ``resp = zeros((n, c)); resp[i, k] = 1``: no longer
+    made from nothing after the assignment, it was computed here where it met the
+    data's blocks in a consumer's call, and its n x c values were embedded in every
+    graph sent to a cluster (192 MiB on 2 GiB of data). It is made again in the
+    data's blocks, with the assignment; NumPy's values."""
+    n = 4000
+    a = np.arange(n * 3.0).reshape(n, 3)
+    x = xp.asarray(da.from_array(a, chunks=(250, 3)))
+    resp = xp.zeros((n, 3), device=xp.DASK, chunks=(n // 2, 3))
+    want = np.zeros((n, 3))
+    for col, i in enumerate([5, 2500, n - 1]):
+        resp[i, col] = 1.0
+        want[i, col] = 1.0
+    with xp.known_sizes():  # (as in a consumer's call)
+        out = resp * x
+    made = set(out._data.__dask_graph__().layers) - set(x._data.__dask_graph__().layers)
+    assert not [name for name in made if name.startswith(("rechunk", "array-"))]
+    assert out._data.chunks == x._data.chunks
+    np.testing.assert_array_equal(np.asarray(out), want * a)
+    np.testing.assert_array_equal(np.asarray(resp), want)
