@@ -480,8 +480,8 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
     nothing too: made again in other blocks with the same assignment. scikit-learn's
     GaussianMixture starts from ``resp = zeros((n, c))`` and ``resp[i, k] = 1``; no
     longer made from nothing, it was computed in this process where it met the
-    data's blocks in a consumer's call (``in_partner_blocks``), and its values, n x c,
-    went with every graph to a cluster (192 MiB on 2 GiB of data).
+    data's blocks in a consumer's call (``in_partner_blocks``, up to the planning
+    threshold), and its values, n x c, were embedded in the graph.
     """
     out = _assign(data, key, value)
     parts = key if isinstance(key, tuple) else (key,)
