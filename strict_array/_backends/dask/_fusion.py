@@ -22,13 +22,14 @@ twice or whole).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from dask.array.optimization import optimize as dask_optimize
 from dask.blockwise import Blockwise
 from dask.core import flatten
 from dask.highlevelgraph import HighLevelGraph
+
+from . import _plan
 
 #: a layer with more users than this is left shared (each copy repeats its work)
 MOST_USERS = 8
@@ -58,7 +59,7 @@ def made_per_user(graph: HighLevelGraph, keys: Any) -> HighLevelGraph:
         for d in ds:
             users[d].add(name)
     changed = False
-    for name in _outputs_first(deps):
+    for name in reversed(_plan.toposort(set(deps), deps)):  # the users first
         layer = layers.get(name)
         mine = users[name]
         if not (1 < len(mine) <= MOST_USERS and name not in wanted and _copyable(layer)):
@@ -67,8 +68,8 @@ def made_per_user(graph: HighLevelGraph, keys: Any) -> HighLevelGraph:
             continue
         for user in sorted(mine, key=str):
             copy = f"{name}-for-{user}"
-            layers[copy] = _renamed(layer, copy)
-            layers[user] = _input_renamed(layers[user], name, copy)
+            layers[copy] = _rebuilt(layer, output=copy)
+            layers[user] = _rebuilt(layers[user], inputs={name: copy})
             deps[copy] = set(deps[name])
             users[copy] = {user}
             deps[user] = (deps[user] - {name}) | {copy}
@@ -79,25 +80,6 @@ def made_per_user(graph: HighLevelGraph, keys: Any) -> HighLevelGraph:
         del layers[name], users[name]
         changed = True
     return HighLevelGraph(layers, deps) if changed else graph
-
-
-def _outputs_first(deps: Mapping[Any, set[Any]]) -> list[Any]:
-    """The layers, each after every layer that uses it."""
-    waiting = dict.fromkeys(deps, 0)
-    for ds in deps.values():
-        for d in ds:
-            if d in waiting:
-                waiting[d] += 1
-    ready = sorted((name for name, n in waiting.items() if n == 0), key=str)
-    order = []
-    while ready:
-        name = ready.pop()
-        order.append(name)
-        for d in sorted(deps[name] & waiting.keys(), key=str):
-            waiting[d] -= 1
-            if waiting[d] == 0:
-                ready.append(d)
-    return order
 
 
 def _elementwise(layer: Blockwise) -> bool:
@@ -132,32 +114,23 @@ def _fuses(user: Any, name: str, layer: Blockwise) -> bool:
     )
 
 
-def _renamed(layer: Blockwise, name: str) -> Blockwise:
+def _rebuilt(
+    layer: Blockwise, *, output: str | None = None, inputs: dict[str, str] | None = None
+) -> Blockwise:
+    """``layer`` under another output name, or with inputs renamed."""
+    name = layer.output if output is None else output
+    task = layer.task if output is None else layer.task.substitute({}, key=output)
+    rename: dict[Any, str] = inputs or {}
     return Blockwise(
         name,
         layer.output_indices,
-        layer.task.substitute({}, key=name),
-        layer.indices,
-        layer.numblocks,
+        task,
+        # (an input taken whole, ``ind`` None, may be a literal: a slice, unhashable)
+        [(dep if ind is None else rename.get(dep, dep), ind) for dep, ind in layer.indices],
+        {rename.get(k, k): v for k, v in layer.numblocks.items()},
         concatenate=layer.concatenate,
         new_axes=layer.new_axes,
         output_blocks=layer.output_blocks,
         annotations=layer.annotations,
         io_deps=layer.io_deps,
-    )
-
-
-def _input_renamed(user: Blockwise, old: str, new: str) -> Blockwise:
-    numblocks = {(new if k == old else k): v for k, v in user.numblocks.items()}
-    return Blockwise(
-        user.output,
-        user.output_indices,
-        user.task,
-        [(new if dep == old else dep, ind) for dep, ind in user.indices],
-        numblocks,
-        concatenate=user.concatenate,
-        new_axes=user.new_axes,
-        output_blocks=user.output_blocks,
-        annotations=user.annotations,
-        io_deps=user.io_deps,
     )
