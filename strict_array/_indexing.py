@@ -260,11 +260,12 @@ def _key(op: str, x: Array, key: Any) -> Any:
             out.append(k._data)
         elif tk is slice:
             # bounds may be 0-d integer Arrays or NumPy integers (anything with __index__)
-            out.append(
-                slice(
-                    *(None if b is None else operator.index(b) for b in (k.start, k.stop, k.step))
-                )
+            k = slice(
+                *(None if b is None else operator.index(b) for b in (k.start, k.stop, k.step))
             )
+            if k.step == 0:  # (before any backend: Dask checks the key's integers first)
+                raise _index_error(op, ValueError("slice step cannot be zero"), x, key)
+            out.append(k)
         elif tk in _BASIC_INDEX_TYPES:
             out.append(k)
         elif isinstance(k, (bool, np.bool_)):

@@ -47,6 +47,13 @@ def test_messages_say_what_is_accepted(call, accepted):
         (lambda d: on(d, np.ones(3, dtype=np.int8)) + 2**70, OverflowError, r"add: operands"),
         (lambda d: on(d, np.ones(3))[5], IndexError, r"__getitem__: key 5 on an array of "
          r"shape \(3,\)"),
+        # (of two errors in one key, the zero step is NumPy's: Dask checked the integers
+        # first, and named the axis by its place in the result)
+        (lambda d: on(d, np.ones((2, 2)))[None, ::0, None, 2], ValueError,
+         r"__getitem__: key \(None, slice\(None, None, 0\), None, 2\) on an array of shape "
+         r"\(2, 2\): slice step cannot be zero"),
+        (lambda d: on(d, np.ones((2, 2))).__setitem__((slice(None, None, 0), 2), 1.0),
+         ValueError, r"__setitem__: key .* slice step cannot be zero"),
         (lambda d: xp.bitwise_invert(on(d, np.ones(3))), TypeError, r"bitwise_invert: "),
         (lambda d: xp.reshape(on(d, np.ones(6)), (4, 2)), ValueError, r"reshape: cannot "
          r"reshape an array of shape \(6,\)"),
