@@ -188,11 +188,12 @@ class Array:
                 f"Array.T: x.T is only defined for 2-D arrays, got shape {self.shape}; use "
                 "x.mT to transpose the last two axes or permute_dims for any order."
             )
-        # (not the device's permute_dims: on DASK its result is declared to the planner,
-        # which then cut RidgeClassifier's last computation at the transposed products
-        # rather than at coef_; that computation held 3.1 GiB on 2 GiB of data where it
-        # holds 1.15 GiB; what it held there is not yet known: docs/scikit-learn.md)
-        return result(self._data.T, self._device)
+        # (the device's transpose, not its permute_dims: on DASK that one's result is
+        # declared to the planner, which then cut RidgeClassifier's last computation at
+        # the transposed products rather than at coef_; that computation held 3.1 GiB
+        # on 2 GiB of data where it holds 1.15 GiB; what it held there is not yet
+        # known: docs/scikit-learn.md)
+        return result(self._device.transpose(self._data), self._device)
 
     # --- interchange ----------------------------------------------------------------
     def __array_namespace__(self, /, *, api_version: str | None = None) -> types.ModuleType:

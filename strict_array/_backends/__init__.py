@@ -231,6 +231,10 @@ class Device:
         """Apply an element-wise NumPy ``kernel`` (same shape and dtype out)."""
         return self.from_numpy(kernel(self.to_numpy(data)))
 
+    def transpose(self, data: Any) -> Any:
+        """``data.T`` of a 2-D array, for :attr:`Array.T`."""
+        return data.T
+
     def index_from_numpy(self, index: np.ndarray) -> Any:
         """A NumPy integer or boolean index array as this backend takes it in a key."""
         return self.from_numpy(index)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import array_api_compat.dask.array as compat
@@ -169,6 +169,24 @@ def standing_in_for(x: da.Array, value: np.generic) -> da.Array:
     element: for an operation that only selects from it (a gather by indices that are
     data), whose result is a new array."""
     return da.broadcast_to(da.asarray(value), x.shape, chunks=x.chunks)
+
+
+def permuted(out: da.Array, x: da.Array, axes: Sequence[int]) -> da.Array:
+    """``out``, ``x`` with its axes in the order ``axes``, noted as made from nothing
+    (:func:`made_from_nothing`) where ``x`` is: in other blocks, ``x`` is made again
+    in the matching blocks, then permuted. Rechunked, or computed here to meet its
+    partner's blocks, a transposed array made from nothing is all in memory at once
+    (GaussianMixture's ``resp.T @ X`` at its start, ``resp`` zeros with a one put in
+    each column: 192 MiB of it on 2 GiB of data, in the graph sent to a cluster)."""
+    if remade(x):
+        axes = [a % x.ndim for a in axes]
+
+        def remake(chunks: tuple) -> da.Array:
+            again = rechunk(x, {a: chunks[j] for j, a in enumerate(axes)})
+            return permuted(again.transpose(axes), again, axes)
+
+        made_from_nothing(out, remake)
+    return out
 
 
 def keeping_constant(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -22,6 +22,7 @@ from ._basics import (
     constant_value,
     made_from_nothing,
     paired_unknown_blocks,
+    permuted,
     rechunk,
     remade,
     standing_in_for,
@@ -134,6 +135,10 @@ class DaskDevice(Device):
 
     def map_blocks(self, kernel: Callable[[np.ndarray], np.ndarray], data: da.Array) -> da.Array:
         return declared(da.map_blocks(kernel, data, dtype=data.dtype))
+
+    def transpose(self, data: da.Array) -> da.Array:
+        # not declared to the planner (see Array.T); made from nothing where data is
+        return permuted(data.T, data, (1, 0))
 
     def index_from_numpy(self, index: np.ndarray) -> np.ndarray:
         return index  # Dask takes NumPy index arrays, and then knows the result's size

@@ -32,6 +32,7 @@ from ._basics import (
     noted_block_ranges,
     pair_blocks,
     paired_unknown_blocks,
+    permuted,
     reshape,
     unknown,
     whole_axes,
@@ -302,6 +303,19 @@ def _constant_like(name: str) -> Any:
         return as_constant(out, np.asarray(fill))  # type: ignore[no-any-return]
 
     return like
+
+
+def _permute_dims(x: da.Array, /, axes: tuple[int, ...]) -> da.Array:
+    """``permute_dims``; of an array made from nothing, one made from nothing
+    (:func:`permuted`)."""
+    return permuted(compat.permute_dims(x, axes), x, axes)  # type: ignore[attr-defined]
+
+
+def _matrix_transpose(x: da.Array, /) -> da.Array:
+    """``matrix_transpose``; of an array made from nothing, one made from nothing
+    (:func:`permuted`)."""
+    out = compat.matrix_transpose(x)  # type: ignore[attr-defined]
+    return permuted(out, x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
 
 
 #: the functions that rearrange, cast or select by slices their first argument's
@@ -915,6 +929,8 @@ def build_namespace() -> types.SimpleNamespace:
         own, numpy = getattr(compat.fft, name), getattr(np.fft, name)  # type: ignore[attr-defined]
         setattr(ns.fft, name, _checked_frequencies(own, numpy))
     ns.reshape = reshape
+    ns.permute_dims = _permute_dims
+    ns.matrix_transpose = _matrix_transpose
     for name in ("zeros", "ones", "empty", "full"):
         setattr(ns, name, _creation(name))
     for name in ("zeros_like", "ones_like", "full_like"):
