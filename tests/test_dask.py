@@ -1740,20 +1740,28 @@ def test_a_slice_that_takes_the_axis_whole_assigns_a_value_in_finer_blocks(key, 
     np.testing.assert_array_equal(to_numpy(x), want)
 
 
+def _mixture_start(rows: int) -> tuple[np.ndarray, xp.Array, xp.Array, np.ndarray]:
+    """GaussianMixture's start on 4000 x 3 data in blocks of ``rows``: the data, as
+    NumPy and DASK, and ``resp = zeros((n, 3))`` with a one put in each column, as
+    DASK and NumPy."""
+    n = 4000
+    a = np.arange(n * 3.0).reshape(n, 3)
+    x = xp.asarray(da.from_array(a, chunks=(rows, 3)))
+    resp = xp.zeros((n, 3), device=xp.DASK, chunks=(n // 2, 3))
+    want = np.zeros((n, 3))
+    for col, i in enumerate([5, 2500, n - 1]):
+        resp[i, col] = 1.0
+        want[i, col] = 1.0
+    return a, x, resp, want
+
+
 def test_a_scalar_put_in_an_array_made_from_nothing_is_made_again_in_other_blocks():
     """GaussianMixture's initial ``resp = zeros((n, c)); resp[i, k] = 1``: no longer
     made from nothing after the assignment, it was computed here where it met the
     data's blocks in a consumer's call, and its n x c values were embedded in every
     graph sent to a cluster (192 MiB on 2 GiB of data). It is made again in the
     data's blocks, with the assignment; NumPy's values."""
-    n = 4000
-    a = np.arange(n * 3.0).reshape(n, 3)
-    x = xp.asarray(da.from_array(a, chunks=(250, 3)))
-    resp = xp.zeros((n, 3), device=xp.DASK, chunks=(n // 2, 3))
-    want = np.zeros((n, 3))
-    for col, i in enumerate([5, 2500, n - 1]):
-        resp[i, col] = 1.0
-        want[i, col] = 1.0
+    a, x, resp, want = _mixture_start(rows=250)
     with xp.known_sizes():  # (as in a consumer's call)
         out = resp * x
     made = set(out._data.__dask_graph__().layers) - set(x._data.__dask_graph__().layers)
@@ -1776,14 +1784,7 @@ def test_a_transposed_array_made_from_nothing_is_made_again_in_its_partners_bloc
     consumer's call it was computed here to meet X's blocks, its values embedded in
     the graph (192 MiB on 2 GiB of data, sent to a cluster at every computation). It
     is made again in X's blocks; NumPy's values, as a product and element-wise."""
-    n = 4000
-    a = np.arange(n * 3.0).reshape(n, 3)
-    x = xp.asarray(da.from_array(a, chunks=(rows, 3)))
-    resp = xp.zeros((n, 3), device=xp.DASK, chunks=(n // 2, 3))
-    want = np.zeros((n, 3))
-    for col, i in enumerate([5, 2500, n - 1]):
-        resp[i, col] = 1.0
-        want[i, col] = 1.0
+    a, x, resp, want = _mixture_start(rows)
     with xp.known_sizes():  # (as in a consumer's call)
         product = transpose(resp) @ x
         elementwise = transpose(resp) * x.T
