@@ -1673,17 +1673,22 @@ class RunKeys(Callback):
         self.names.append(key[0] if isinstance(key, tuple) else key)
 
 
+@pytest.mark.parametrize("unknown_rows", [False, True], ids=["known", "unknown"])
 @pytest.mark.parametrize("row_chunks", [50, (13, 50, 37, 100)])
-def test_an_elementwise_array_with_two_users_is_made_in_each(row_chunks):
+def test_an_elementwise_array_with_two_users_is_made_in_each(row_chunks, unknown_rows):
     """GaussianMixture's M-step ``(resp[:, k] * diff.T) @ diff``, ``diff = X - means[k]``:
     Dask fuses a layer into its user only when it has one user, so ``diff`` was a task
     of its own and a cluster's workers held its blocks between its two users until
     they spilled. Each user now makes the blocks it needs, and no ``subtract`` task
-    runs; NumPy's values."""
+    runs; NumPy's values, rows of known and of unknown sizes (selected by a mask)."""
     rng = np.random.default_rng(5)
     a, r = rng.standard_normal((200, 4)), rng.random((200, 3))
     X = xp.asarray(a, device=xp.DASK, chunks=(row_chunks, 4))
     resp = xp.asarray(r, device=xp.DASK, chunks=(row_chunks, 3))
+    if unknown_rows:  # every row kept, by a mask computed from the data
+        keep = X[:, 0] > -100.0
+        X, resp = X[keep, :], resp[keep, :]
+        assert X.shape[0] is None
     means = xp.asarray(a[:3], device=xp.DASK)
     diff = xp.subtract(X, means[1, :], broadcast_dimensions=(1,))
     cov = xp.multiply(resp[:, 1], diff.T, broadcast_dimensions=(1,)) @ diff
