@@ -1763,9 +1763,9 @@ def _mixture_start(rows: int) -> tuple[np.ndarray, xp.Array, xp.Array, np.ndarra
 def test_a_scalar_put_in_an_array_made_from_nothing_is_made_again_in_other_blocks():
     """GaussianMixture's initial ``resp = zeros((n, c)); resp[i, k] = 1``: no longer
     made from nothing after the assignment, it was computed here where it met the
-    data's blocks in a consumer's call, and its n x c values were embedded in every
-    graph sent to a cluster (192 MiB on 2 GiB of data). It is made again in the
-    data's blocks, with the assignment; NumPy's values."""
+    data's blocks in a consumer's call, and its n x c values were embedded in the
+    graph (the mixture meets the data with ``resp.T``: the test below). It is made
+    again in the data's blocks, with the assignment; NumPy's values."""
     a, x, resp, want = _mixture_start(rows=250)
     with xp.known_sizes():  # (as in a consumer's call)
         out = resp * x
