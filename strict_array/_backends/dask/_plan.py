@@ -507,10 +507,6 @@ def plan(
     - or C is computed from other data in several blocks, one block wide (the mean of
       ``y`` in ``X.T @ (y - mean(y))``), and a large L's data reaches such a J: Dask's
       order may compute C after L's blocks, which then all wait for it;
-    - or C is computed through at least ``LONG_CHAIN`` layers from anything but L
-      (values in this process), and a large L's data reaches such a J: a cluster's
-      scheduler runs the chain one round trip per task, and L's blocks, read
-      meanwhile, wait for it;
     - C is the last small layer on its way to J (or is itself requested): e.g.
       ``sqrt`` of a variance rather than the variance;
     - its tasks are one per block of its annotated chunks (it can be replaced).
