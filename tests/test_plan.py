@@ -181,24 +181,6 @@ def test_a_reduction_of_another_input_that_the_large_one_waits_for_is_cut():
     _same(_plan.execute(p), dask.compute(*outs))
 
 
-@pytest.mark.parametrize("steps", [2, _plan.LONG_CHAIN + 4])
-def test_a_long_chain_of_small_tasks_the_large_input_waits_for_is_cut(steps):
-    # a Gaussian mixture's precisions: many small steps from values in this process,
-    # which x's blocks wait for. Dask's order runs them first; a cluster's scheduler
-    # runs each as a round trip and reads x's blocks meanwhile, which wait. A long
-    # chain has a pass of its own (it reads nothing); a short one does not
-    x = da.from_array(DATA, chunks=(40, COLS))
-    c = da.from_array(np.eye(COLS), chunks=COLS)
-    for i in range(steps):
-        c = c * 0.5 + float(i)
-    outs = [(x @ c).sum(axis=0)]
-    p = _plan.plan(outs, threshold_bytes=_threshold(x), small_bytes=c.nbytes, trust_dask=True)
-    assert len(p.passes) == (2 if steps > _plan.LONG_CHAIN // 2 else 1), str(p)
-    if len(p.passes) == 2:
-        assert [li.name for li in p.passes[0].layers] == [c.name]
-    _same(_plan.execute(p), dask.compute(*outs))
-
-
 def test_threshold_above_the_input_means_one_graph():
     x = da.from_array(DATA, chunks=(40, COLS))
     p = _plan.plan([_natural(x)], threshold_bytes=x.nbytes + 1, trust_dask=True)

@@ -97,10 +97,6 @@ __all__ = [
 #: of cut points are embedded in the graph (and sent with it to a cluster)
 SMALL_BYTES_CAP = 64 * 2**20
 
-#: a small result computed through at least this many layers from values in the
-#: process alone, that a large input's blocks would wait for, is computed first
-LONG_CHAIN = 16
-
 
 # --- layer metadata --------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -414,14 +410,8 @@ def _next_level(
             if not anc[c] & bit[big]:
                 # c is computed from other data in blocks (the mean of ``y`` beside
                 # ``X``), which Dask's order may read after L's blocks: all of them
-                # wait for c where it is one block wide. Or through a long chain of
-                # small tasks from values in this process (a Gaussian mixture's
-                # precisions, from the covariances kept from the last pass): Dask's
-                # order runs it first, but a cluster's scheduler runs it one round
-                # trip per task, and gives the idle threads L's blocks to read, which
-                # wait for c (docs/scikit-learn.md, "On a cluster")
-                waits = anc[c] & in_blocks or anc[c].bit_count() >= LONG_CHAIN
-                if waits and (info[big].nbytes or 0) / blocks[narrow[0]] >= threshold:
+                # wait for c where it is one block wide
+                if anc[c] & in_blocks and (info[big].nbytes or 0) / blocks[narrow[0]] >= threshold:
                     triggers.append(big)
                 continue
             # L's data is held until c is done, by a layer that waits for c. How much
