@@ -1760,6 +1760,13 @@ def _mixture_start(rows: int) -> tuple[np.ndarray, xp.Array, xp.Array, np.ndarra
     return a, x, resp, want
 
 
+def _made_again_beside(out: xp.Array, partner: xp.Array) -> bool:
+    """Whether ``out`` added no rechunk and no values computed here (``array-``
+    layers) to its partner's graph: its other operand was made again in its blocks."""
+    made = set(out._data.__dask_graph__().layers) - set(partner._data.__dask_graph__().layers)
+    return not [name for name in made if name.startswith(("rechunk", "array-"))]
+
+
 def test_a_scalar_put_in_an_array_made_from_nothing_is_made_again_in_other_blocks():
     """GaussianMixture's initial ``resp = zeros((n, c)); resp[i, k] = 1``: no longer
     made from nothing after the assignment, it was computed here where it met the
@@ -1769,8 +1776,7 @@ def test_a_scalar_put_in_an_array_made_from_nothing_is_made_again_in_other_block
     a, x, resp, want = _mixture_start(rows=250)
     with xp.known_sizes():  # (as in a consumer's call)
         out = resp * x
-    made = set(out._data.__dask_graph__().layers) - set(x._data.__dask_graph__().layers)
-    assert not [name for name in made if name.startswith(("rechunk", "array-"))]
+    assert _made_again_beside(out, x)
     assert out._data.chunks == x._data.chunks
     np.testing.assert_array_equal(np.asarray(out), want * a)
     np.testing.assert_array_equal(np.asarray(resp), want)
@@ -1794,8 +1800,7 @@ def test_a_transposed_array_made_from_nothing_is_made_again_in_its_partners_bloc
         product = transpose(resp) @ x
         elementwise = transpose(resp) * x.T
     for out in (product, elementwise):
-        made = set(out._data.__dask_graph__().layers) - set(x._data.__dask_graph__().layers)
-        assert not [name for name in made if name.startswith(("rechunk", "array-"))]
+        assert _made_again_beside(out, x)
     assert elementwise._data.chunks == x._data.T.chunks
     np.testing.assert_array_equal(np.asarray(product), want.T @ a)
     np.testing.assert_array_equal(np.asarray(elementwise), want.T * a.T)
@@ -1812,7 +1817,6 @@ def test_a_permuted_array_made_from_nothing_is_made_again_axis_by_axis():
     y = xp.asarray(da.from_array(b, chunks=(2, 1, 3)))
     with xp.known_sizes():
         out = xp.permute_dims(z, (2, 0, 1)) * y
-    made = set(out._data.__dask_graph__().layers) - set(y._data.__dask_graph__().layers)
-    assert not [name for name in made if name.startswith(("rechunk", "array-"))]
+    assert _made_again_beside(out, y)
     assert out._data.chunks == y._data.chunks
     np.testing.assert_array_equal(np.asarray(out), np.transpose(want, (2, 0, 1)) * b)
