@@ -660,3 +660,103 @@ def test_a_consumers_in_memory_operand_takes_the_inputs_blocks(asked):
     np.testing.assert_allclose(got[2], ((yn - xn[:, :3]) ** 2).sum(axis=0), rtol=1e-12)
     if asked:
         assert store.max_alive <= 6
+
+
+# --- small chains from values in the process --------------------------------------------
+def _chain(w, steps, undeclared=()):
+    """``steps`` small steps from ``w`` (a mixture's precisions from its covariances);
+    the results of the steps in ``undeclared`` are not declared (the planner does not
+    know their sizes, as with layers Dask makes inside an operation)."""
+    c = w
+    for i in range(steps):
+        c = (c @ c.T) / (i + 10.0) + np.eye(w.shape[0])
+        if i not in undeclared:
+            _plan.declare(c)
+    return c
+
+
+def _values_layers(a):
+    graph = a.__dask_graph__()
+    return [
+        name for name, layer in graph.layers.items()
+        if not graph.dependencies[name] and _plan.held_bytes(layer, from_shapes=False) is not None
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("steps", [1, 12])
+def test_a_small_chain_from_values_here_is_computed_where_it_meets_data(steps):
+    """A chain of small layers from values in this process that meets data in blocks is
+    computed when the graph is run, in this process, and its values go in the graph:
+    a cluster's scheduler would run it one round trip per task while its workers read
+    the data that waits for it."""
+    store = CountingStore(DATA)
+    x = da.from_array(store, chunks=(40, COLS), asarray=False)
+    w = da.from_array(np.cov(DATA.T), chunks=COLS)  # values in this process
+    c = _chain(w, steps)
+    out = (x @ c).sum(axis=0)
+    _plan.declare(x, w, out)
+    want = dask.compute(out, scheduler="sync")
+    p = _plan.plan([out], threshold_bytes=10**9)
+    assert not p.reductions  # nothing to cut: the chain is computed first all the same
+    store.loads = 0
+    (final,) = _plan.rewrite(p)
+    assert store.loads == 0  # the chain reads nothing
+    assert len(_values_layers(final)) == 1  # the chain's end, as values
+    removed = len(out.__dask_graph__().layers) - len(final.__dask_graph__().layers)
+    assert removed >= 3 * steps  # (each step: a product, a division, an addition)
+    assert _plan.fold(final.__dask_graph__(), [final.name], 2**20)[1] == []
+    _same(_plan.execute(p), want)  # bit for bit: the same tasks
+    _same(dask.compute(final, scheduler="sync"), want)
+
+
+def test_a_chain_after_a_cut_is_computed_before_the_next_pass():
+    """GaussianMixture's precisions: the planner cuts where it knows sizes, before a
+    layer of unknown size, and the rest of the chain, from that pass's values, is
+    computed before the pass that reads the data again, not in it."""
+    x = da.from_array(CountingStore(DATA), chunks=(40, COLS), asarray=False)
+    m = x.mean(axis=0)
+    cov = ((x - m).T @ (x - m)) / ROWS
+    _plan.declare(x, m, cov)
+    c = _chain(cov, 6, undeclared=(2,))
+    out = ((x - m) @ c).sum(axis=0)
+    _plan.declare(out)
+    want = dask.compute(out, scheduler="sync")
+    p = _plan.plan([out], threshold_bytes=_threshold(x), small_bytes=COLS * COLS * 8)
+    assert len(p.passes) == 3  # m, then the chain up to step 2, then the rest
+
+    def run(step, collections):
+        return dask.compute(*collections, scheduler="sync")
+
+    (final,) = _plan.rewrite(p, compute=run)
+    graph = final.__dask_graph__()
+    computed = {name.split("-")[0] for name in graph.layers if graph.dependencies[name]}
+    assert not computed & {"truediv", "add"}, computed  # the chain's end is values
+    assert _plan.fold(final.__dask_graph__(), [final.name], 2**20)[1] == []
+    _same(_plan.execute(p), want)
+
+
+def test_large_values_and_data_are_not_computed_here():
+    x = da.from_array(CountingStore(DATA), chunks=(40, COLS), asarray=False)
+    big = da.from_array(DATA.copy(), chunks=(40, COLS))  # values, larger than ``small``
+    small_from_big = big.sum(axis=0)
+    small_from_data = x.sum(axis=0)
+    out = (x * small_from_big * small_from_data).sum()
+    _plan.declare(x, big, small_from_big, small_from_data, out)
+    graph = out.__dask_graph__()
+    assert _plan.fold(graph, [out.name], DATA.nbytes - 1) == (graph, [])
+    # with a bound above the values, their sum is computed here (the data is not read)
+    folded, names = _plan.fold(graph, [out.name], DATA.nbytes)
+    assert names == [small_from_big.name]
+    _same(dask.compute(da.Array(folded, out.name, out.chunks, meta=out._meta)), dask.compute(out))
+
+
+def test_arrays_made_from_nothing_hold_nothing():
+    import strict_array as xp
+
+    for a in (xp.eye(5, 3, k=1, device=xp.DASK), xp.arange(7, device=xp.DASK),
+              xp.zeros((4, 2), device=xp.DASK)):  # fmt: skip
+        layer = a._data.__dask_graph__().layers[a._data.name]
+        assert _plan.held_bytes(layer) == 0
+    store = da.from_array(CountingStore(DATA), chunks=(40, COLS), asarray=False)
+    graph = store.__dask_graph__()
+    assert [_plan.held_bytes(layer) for layer in graph.layers.values()].count(None) >= 1

@@ -12,10 +12,9 @@ import array_api_compat.dask.array as compat
 import dask
 import dask.array as da
 import numpy as np
-from dask.blockwise import Blockwise
-from dask.highlevelgraph import MaterializedLayer
-from dask.layers import ArrayChunkShapeDep
 from dask.utils import parse_bytes
+
+from . import _plan
 
 
 def unknown(size: float) -> bool:
@@ -132,6 +131,7 @@ def made_from_nothing(x: da.Array, remake: Callable[[tuple], da.Array]) -> da.Ar
     """Note that ``x`` depends on no data, or on one small block broadcast (a tiled
     scalar), and is ``remake(chunks)`` in other chunks."""
     setattr(x, _REMAKE, remake)
+    _plan.mark_made_from_nothing(x)
     return x
 
 
@@ -275,19 +275,10 @@ def bytes_in_memory(x: da.Array, *, from_shapes: bool = True) -> int | None:
     for name, layer in layers.items():
         if deps.get(name):
             continue
-        if isinstance(layer, Blockwise) and from_shapes:  # made from its blocks' shapes
-            if not all(isinstance(d, ArrayChunkShapeDep) for d in layer.io_deps.values()):
-                return None
-            if any(n not in layer.io_deps for n, ind in layer.indices if ind is not None):
-                return None
-            continue
-        if not isinstance(layer, MaterializedLayer):
+        h = _plan.held_bytes(layer, from_shapes=from_shapes)
+        if h is None:
             return None
-        for value in layer.values():
-            value = getattr(value, "value", value)  # (a DataNode holds it)
-            if not isinstance(value, (np.ndarray, np.generic, int, float, complex, bool)):
-                return None
-            held += getattr(value, "nbytes", 8)
+        held += h
     return held
 
 

@@ -357,7 +357,8 @@ def _eye(
         (r0, r1), (c0, c1) = block_info[None]["array-location"]
         return np.eye(r1 - r0, c1 - c0, k=k + r0 - c0, dtype=dtype)
 
-    return da.map_blocks(block, chunks=chunks, dtype=dtype, meta=np.empty((0, 0), dtype))
+    x = da.map_blocks(block, chunks=chunks, dtype=dtype, meta=np.empty((0, 0), dtype))
+    return made_from_nothing(x, lambda again: _eye(*shape, k=k, dtype=dtype, chunks=again))
 
 
 def _linspace(

@@ -58,10 +58,12 @@ from typing import Any
 
 import dask
 import dask.array as da
+import dask.local
 import numpy as np
 from dask.base import clone_key, tokenize
 from dask.blockwise import Blockwise
 from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
+from dask.layers import ArrayChunkShapeDep
 
 _DataNode: Any
 _GraphNode: Any
@@ -549,6 +551,108 @@ def plan(
     return Plan(tuple(passes), threshold_bytes, small_bytes, names, arrays)
 
 
+# --- small results from values in this process ----------------------------------------
+def held_bytes(layer: Any, *, from_shapes: bool = True) -> int | None:
+    """The bytes of the values held by ``layer``, a layer with no dependencies, when they
+    are values in this process (NumPy arrays and numbers in a materialised layer); 0 for a
+    layer made from its blocks' shapes alone (``ones(n)``), unless ``from_shapes`` is
+    false; None for any other (a read from a file or store, an unusual layer)."""
+    if (layer.collection_annotations or {}).get(MADE_FROM_NOTHING):
+        return 0 if from_shapes else None
+    if isinstance(layer, Blockwise):
+        if not from_shapes:
+            return None
+        if not all(isinstance(d, ArrayChunkShapeDep) for d in layer.io_deps.values()):
+            return None
+        if any(n not in layer.io_deps for n, ind in layer.indices if ind is not None):
+            return None
+        return 0
+    if not isinstance(layer, MaterializedLayer):
+        return None
+    held = 0
+    for value in layer.values():
+        value = getattr(value, "value", value)  # (a DataNode holds it)
+        if not isinstance(value, (np.ndarray, np.generic, int, float, complex, bool)):
+            return None
+        held += getattr(value, "nbytes", 8)
+    return held
+
+
+#: the key, in a layer's ``collection_annotations``, that :func:`mark_made_from_nothing`
+#: sets: the layer computes its blocks from their places alone (``eye``, ``arange``)
+MADE_FROM_NOTHING = "strict_array-made-from-nothing"
+
+
+def mark_made_from_nothing(a: da.Array) -> None:
+    """Vouch that ``a``'s layer, if it depends on no other, computes its blocks from their
+    shapes and places alone (no read): :func:`held_bytes` counts it as holding nothing."""
+    graph = a.__dask_graph__()
+    if not isinstance(graph, HighLevelGraph) or graph.dependencies.get(a.name):
+        return
+    layer = graph.layers.get(a.name)
+    if layer is not None:
+        layer.collection_annotations = {
+            **(layer.collection_annotations or {}),
+            MADE_FROM_NOTHING: True,
+        }
+
+
+def fold(
+    graph: HighLevelGraph, roots: Sequence[str], small: int
+) -> tuple[HighLevelGraph, list[str]]:
+    """``graph`` with its small layers that are computed from small values in this process
+    alone (and small arrays made from nothing) computed now, in this thread, and put in
+    the graph as values; returns the graph and the names of the layers computed.
+
+    Such a chain reads nothing, but it may be long: a Gaussian mixture's precisions are
+    hundreds of small tasks (``setitem``, ``diagonal``, ``add``, ``solve``) from the
+    covariances of the pass before. Dask's local order runs it first, in milliseconds;
+    a ``dask.distributed`` scheduler runs it one round trip per task, and meanwhile
+    gives the idle workers blocks of the large input to read, which wait for its end
+    (on 2 GiB, each worker of 2 GiB held 1.2 GiB of them and spilled). A layer is
+    computed here when every layer it depends on is such a layer, and its declared
+    size is at most ``small``; only those that a layer of another kind uses are
+    computed (the same tasks, so the same values, bit for bit).
+    """
+    layers = graph.layers
+    deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
+    live = _reachable(roots, deps)
+    order = toposort(live, deps)
+    pure: set[str] = set()
+    declared: set[str] = set()
+    for n in order:
+        # (a layer with no dependencies made by Dask inside an operation, ``empty_like``,
+        # is not declared: its size is Dask's)
+        info = layer_info(n, layers[n], not deps[n])
+        if info.shape is not None:
+            if info.nbytes is None or info.nbytes > small:
+                continue  # large, or of unknown size
+            declared.add(n)
+        if deps[n]:
+            if deps[n] <= pure:
+                pure.add(n)
+            continue
+        held = held_bytes(layers[n], from_shapes=n in declared)
+        if held is not None and held <= small:
+            pure.add(n)
+    users: dict[str, set[str]] = {n: set() for n in order}
+    for n in order:
+        for d in deps[n] & live:
+            users[d].add(n)
+    # where such a chain meets data (a computation from values alone is Dask's to run)
+    targets = [n for n in order if n in pure and n in declared and deps[n] and users[n] - pure]
+    if not targets:
+        return graph, []
+    part = own_graph(graph, *targets)
+    keys: dict[str, list[Any]] = {n: list(layers[n].get_output_keys()) for n in targets}
+    wanted: Any = [keys[n] for n in targets]  # (nested lists of keys: Dask's form)
+    values = dask.local.get_sync(dict(part), wanted)
+    computed: dict[str, tuple[list[Any], Sequence[Any]]] = {
+        n: (keys[n], list(v)) for n, v in zip(targets, values)
+    }
+    return substitute(graph, computed, roots), targets
+
+
 # --- running a plan --------------------------------------------------------------------
 class _Blocks:
     """The blocks of one layer as a Dask collection: computed as they are (no
@@ -743,12 +847,14 @@ def _passes(
     if tuple(a.name for a in arrays) != p.output_names:
         raise ValueError("these are not the arrays the plan was made for")
     run = compute if compute is not None else _default_compute(**kwargs)
-    if not p.reductions:
-        return tuple(arrays), run
     graph = merged_graph(arrays)
-    assert graph is not None
+    if graph is None:
+        return tuple(arrays), run
     roots = [a.__dask_layers__()[0] for a in arrays]
-    history = tokenize("strict_array-plan", p.output_names)
+    graph, folded = fold(graph, roots, p.small_bytes)
+    if not p.reductions and not folded:
+        return tuple(arrays), run
+    history = tokenize("strict_array-plan", p.output_names, folded)
     for step in p.reductions:
         # this pass's part of the graph, under new keys
         part = own_graph(graph, *(li.name for li in step.layers))
@@ -764,7 +870,8 @@ def _passes(
             _check_blocks(coll.info, keys, blocks)
             values[coll.info.name] = (keys, blocks)
         graph = substitute(graph, values, roots)
-        history = tokenize(history, [(k, v[1]) for k, v in sorted(values.items())])
+        graph, folded = fold(graph, roots, p.small_bytes)
+        history = tokenize(history, [(k, v[1]) for k, v in sorted(values.items())], folded)
     return _renamed(graph, arrays, ("final", history)), run
 
 
