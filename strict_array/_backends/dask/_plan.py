@@ -609,7 +609,7 @@ def fold(
     covariances of the pass before. Dask's local order runs it first, in milliseconds;
     a ``dask.distributed`` scheduler runs it one round trip per task, and meanwhile
     gives the idle workers blocks of the large input to read, which wait for its end
-    (on 2 GiB, each worker of 2 GiB held 1.2 GiB of them and spilled). A layer is
+    (on 0.5 GiB, every block a worker held waited for it). A layer is
     computed here when every layer it depends on is such a layer, and its declared
     size is at most ``small``; only those that a layer of another kind uses are
     computed (the same tasks, so the same values, bit for bit).
@@ -851,7 +851,10 @@ def _passes(
     if graph is None:
         return tuple(arrays), run
     roots = [a.__dask_layers__()[0] for a in arrays]
-    graph, folded = fold(graph, roots, p.small_bytes)
+    # (the cut points of the passes stay in the graph: a chain from values may pass
+    # through one on its way to the data)
+    cuts = [li.name for step in p.reductions for li in step.layers]
+    graph, folded = fold(graph, [*roots, *cuts], p.small_bytes)
     if not p.reductions and not folded:
         return tuple(arrays), run
     history = tokenize("strict_array-plan", p.output_names, folded)
@@ -869,8 +872,9 @@ def _passes(
             keys = block_keys(coll.info)
             _check_blocks(coll.info, keys, blocks)
             values[coll.info.name] = (keys, blocks)
-        graph = substitute(graph, values, roots)
-        graph, folded = fold(graph, roots, p.small_bytes)
+        cuts = cuts[len(step.layers) :]
+        graph = substitute(graph, values, [*roots, *cuts])
+        graph, folded = fold(graph, [*roots, *cuts], p.small_bytes)
         history = tokenize(history, [(k, v[1]) for k, v in sorted(values.items())], folded)
     return _renamed(graph, arrays, ("final", history)), run
 
