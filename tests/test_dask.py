@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import strict_array as xp
 from strict_array import RankPromotionError
+from strict_array._backends.dask._basics import remade
 
 
 class CountTasks(Callback):
@@ -1804,6 +1805,29 @@ def test_a_transposed_array_made_from_nothing_is_made_again_in_its_partners_bloc
     assert elementwise._data.chunks == x._data.T.chunks
     np.testing.assert_array_equal(np.asarray(product), want.T @ a)
     np.testing.assert_array_equal(np.asarray(elementwise), want.T * a.T)
+
+
+@pytest.mark.parametrize("rows", [250, 1000, 3000])
+@pytest.mark.parametrize("column", [0, 2, -1])
+def test_a_column_of_an_array_made_from_nothing_is_made_again_in_its_partners_blocks(rows, column):
+    """GaussianMixture's first M-step, ``(resp[:, k] * diff.T) @ diff``: the column of
+    ``resp`` (zeros with a one put in each column) was no longer made from nothing,
+    and NumPy's alignment of it against ``diff.T``'s blocks rechunked it. A cluster's
+    scheduler made the rechunk's pieces after reading all of X (2 GiB held on 2 GiB).
+    It is made again in X's blocks, aligned or not; NumPy's values."""
+    a, x, resp, want = _mixture_start(rows)
+    col = resp[:, column]
+    assert remade(col._data)
+    diff = x - xp.mean(x, axis=0, keepdims=True)
+    d = a - a.mean(axis=0)
+    with xp.rank_promotion("allow"):
+        aligned = col * diff.T  # (n,) against (3, n): NumPy's alignment
+    same_rank = col * diff[:, 1]
+    for out in (aligned, same_rank):
+        assert _made_again_beside(out, diff)
+    np.testing.assert_allclose(np.asarray(aligned @ diff), (want[:, column] * d.T) @ d)
+    np.testing.assert_array_equal(np.asarray(same_rank), want[:, column] * d[:, 1])
+    np.testing.assert_array_equal(np.asarray(resp[3999, column]), want[3999, column])
 
 
 def test_a_permuted_array_made_from_nothing_is_made_again_axis_by_axis():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import array_api_compat.dask.array as compat
 import dask
@@ -216,13 +216,21 @@ def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     if remake is not None:
         return remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
     sliced = getattr(x, _SLICED, None)
-    if sliced is not None and all(sliced[1][a] == slice(None) for a in chunks):
-        # the source rechunked, then sliced in the new blocks: slices of one array
-        # (scikit-learn's X[:, i:i + 1], one per feature) share one rechunk of it, and
-        # the slice fuses with its consumer (see sliced_in_blocks)
+    if sliced is not None:
         source, key = sliced
-        return sliced_in_blocks(rechunk(source, chunks), key)
+        axes = _kept_axes(key)
+        if all(key[axes[a]] == slice(None) for a in chunks):
+            # the source rechunked, then sliced in the new blocks: slices of one array
+            # (scikit-learn's X[:, i:i + 1], one per feature) share one rechunk of it,
+            # and the slice fuses with its consumer (see sliced_in_blocks)
+            again = rechunk(source, {axes[a]: c for a, c in chunks.items()})
+            return sliced_in_blocks(again, key)
     return x.rechunk(chunks)
+
+
+def _kept_axes(key: tuple[slice | int, ...]) -> list[int]:
+    """The axes of the source that a key of slices and integers keeps, in order."""
+    return [i for i, k in enumerate(key) if type(k) is not int]
 
 
 def refines(fine: tuple, coarse: tuple) -> bool:
@@ -230,25 +238,45 @@ def refines(fine: tuple, coarse: tuple) -> bool:
     return set(np.cumsum(coarse).tolist()) <= set(np.cumsum(fine).tolist())
 
 
-def sliced_in_blocks(data: da.Array, key: tuple[slice, ...]) -> da.Array:
-    """``data[key]`` for one forward slice per axis, each axis not taken whole in one
-    block of ``data``, as one task per block of a Blockwise layer, which Dask fuses
-    with the element-wise work that uses it (Dask's slicing makes tasks of their own:
-    scikit-learn's PolynomialFeatures slices columns of the array it fills,
-    ``XP[:, start:end] * X[:, i:i + 1]``, and the slices waited in memory for their
-    products). Rechunked along the axes taken whole, it is its source rechunked
-    (:func:`rechunk`)."""
+def sliced_in_blocks(data: da.Array, key: tuple[slice | int, ...]) -> da.Array:
+    """``data[key]`` for one forward slice or non-negative integer per axis, each axis
+    not taken whole in one block of ``data``, as one task per block of a Blockwise
+    layer, which Dask fuses with the element-wise work that uses it (Dask's slicing
+    makes tasks of their own: scikit-learn's PolynomialFeatures slices columns of the
+    array it fills, ``XP[:, start:end] * X[:, i:i + 1]``, and the slices waited in
+    memory for their products). Rechunked along the axes taken whole, it is its source
+    rechunked (:func:`rechunk`); of an array made from nothing, it is made from nothing
+    (GaussianMixture's first ``resp[:, k]``, ``resp`` zeros with a one put in each
+    column: rechunked to meet ``X``, its pieces were tasks of their own, which a
+    cluster's scheduler ran after reading all of ``X``, 2 GiB held on 2 GiB)."""
+    from dask.array.utils import meta_from_array
     from dask.base import tokenize
 
-    chunks = tuple(
-        c if k == slice(None) else (len(range(*k.indices(sum(c)))),)
-        for k, c in zip(key, data.chunks)
-    )
+    axes = _kept_axes(key)
+    chunks = []
+    for a in axes:
+        k = cast(slice, key[a])  # (the kept axes are those of slices)
+        chunks.append(
+            data.chunks[a] if k == slice(None) else (len(range(*k.indices(data.shape[a]))),)
+        )
     name = "getitem-" + tokenize(data.name, key)
+    dropped = [a for a in range(data.ndim) if a not in axes]
     out = da.map_blocks(
-        lambda b: b[key], data, chunks=chunks, dtype=data.dtype, meta=data._meta, name=name
-    )
+        lambda b: b[key], data, chunks=tuple(chunks), dtype=data.dtype, name=name,
+        drop_axis=dropped, meta=meta_from_array(data._meta, ndim=len(axes)),
+    )  # fmt: skip
     setattr(out, _SLICED, (data, key))
+    if remade(data):
+
+        def remake(again: tuple) -> da.Array:
+            if any(again[j] != out.chunks[j] for j, a in enumerate(axes) if key[a] != slice(None)):
+                return out.rechunk(again)  # (an axis sliced within its one block)
+            source = rechunk(
+                data, {a: again[j] for j, a in enumerate(axes) if key[a] == slice(None)}
+            )
+            return sliced_in_blocks(source, key)
+
+        made_from_nothing(out, remake)
     return out
 
 

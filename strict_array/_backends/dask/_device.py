@@ -188,7 +188,13 @@ class DaskDevice(Device):
             hc if ls == hs and ls == ls else lc
             for lc, hc, ls, hs in zip(low.chunks, high.chunks[lead:], low.shape, high.shape[lead:])
         )
-        return low if target == low.chunks else declared(low.rechunk(target))
+        if target == low.chunks:
+            return low
+        # (an array made from nothing is made again in them: GaussianMixture's first
+        # ``resp[:, k] * diff.T``, rechunked by Dask, was made in pieces that a
+        # cluster's scheduler made after reading all of ``X``)
+        changed = {a: t for a, (t, c) in enumerate(zip(target, low.chunks)) if t != c}
+        return declared(rechunk(low, changed))  # type: ignore[no-any-return]
 
     def numpy_call(self, func: Any, way: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         return _compute.sized(_numpy_calls.numpy_call(func, way, args, kwargs))

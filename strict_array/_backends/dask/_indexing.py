@@ -253,7 +253,7 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     parts = key if isinstance(key, tuple) else (key,)
     if all(type(p) in (int, slice) or p is None or p is Ellipsis for p in parts):
         forward, flip = _forward_slices(data, parts)
-        within = _within_blocks(data, forward)
+        within = _within_blocks(data, forward, ints=True)
         out = data[forward] if within is None else sliced_in_blocks(data, within)
         return flip_axes(out, axis=tuple(flip)) if flip else out
     advanced = _advanced_key(data, parts)
@@ -317,19 +317,29 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     return out
 
 
-def _within_blocks(data: da.Array, parts: tuple) -> tuple[slice, ...] | None:
+def _within_blocks(
+    data: da.Array, parts: tuple, ints: bool = False
+) -> tuple[slice | int, ...] | None:
     """The key as one forward slice per axis, where it is made of slices (and ``...``)
     alone and every axis it does not take whole is in one block of known size: the
-    same slices then select in every block. None for any other key."""
-    if any(type(p) is not slice and p is not Ellipsis for p in parts):
+    same slices then select in every block. With ``ints``, an integer on such an axis
+    too (as a non-negative one: the axis is dropped). None for any other key."""
+    if any(
+        type(p) is not slice and p is not Ellipsis and not (ints and type(p) is int) for p in parts
+    ):
         return None
     if sum(p is Ellipsis for p in parts) > 1 or len(parts) - (Ellipsis in parts) > data.ndim:
         return None
     fill = (slice(None),) * (data.ndim - (len(parts) - (Ellipsis in parts)))
     at = parts.index(Ellipsis) if Ellipsis in parts else len(parts)
     full = parts[:at] + fill + parts[at + 1 :]
-    out = []
+    out: list[slice | int] = []
     for s, n, blocks in zip(full, data.shape, data.numblocks):
+        if type(s) is int:
+            if blocks != 1 or _unknown(n) or not -n <= s < n:
+                return None  # (out of bounds: Dask's slicing gives the error)
+            out.append(s % int(n))
+            continue
         if s == slice(None) or (not _unknown(n) and s.indices(int(n)) == (0, n, 1)):
             # (``::1`` takes the axis whole too: :func:`_split_as_value` may then give
             # it the value's blocks, where a slice of one block would no longer fit)
@@ -537,7 +547,7 @@ def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
     if within is not None:
         if ints and isinstance(value, da.Array):
             value = reshape(da.broadcast_to(value, region), getitem(data, as_slices).shape)
-        return _assign_blockwise(data, within, value)
+        return _assign_blockwise(data, cast(tuple[slice, ...], within), value)
     if any(_unknown(s) for s in data.shape):
         raise ValueError(
             "assigning through this key needs sizes that are unknown until computed "
