@@ -6,6 +6,7 @@ import collections
 import math
 import time
 import warnings
+from typing import Any
 
 import dask
 import dask.array as da
@@ -1725,6 +1726,36 @@ def test_a_layer_is_made_per_user_only_where_every_user_fuses_it():
         lambda a, b: a.T @ b, "ij", diff, "ki", diff * 2.0, "kj", concatenate=True, dtype=float
     )
     assert made_per_user(gram.__dask_graph__(), []) is gram.__dask_graph__()
+
+
+def _centred_with_values(cols: int) -> tuple[np.ndarray, da.Array, da.Array, Any]:
+    """``(x - mean) * 2`` with ``mean`` put in the graph as a value, as the planner does."""
+    from strict_array._backends.dask import _plan
+
+    a = np.arange(12.0 * cols).reshape(12, cols)
+    x = da.from_array(a, chunks=(3, cols))
+    mean = x.mean(axis=0)
+    out = (x - mean) * 2.0
+    values = {mean.name: ([(mean.name, 0)], [a.mean(axis=0)])}
+    return a, mean, out, _plan.substitute(out.__dask_graph__(), values, [out.name])
+
+
+def test_a_small_value_is_put_in_the_tasks_that_use_it():
+    """A value in the graph is a task with no dependencies, which a cluster's scheduler
+    queues with the reads of the data, at the priority Dask's order gives it
+    (GaussianMixture's ``means[k]``: after every block of X, which waited). A small one
+    is put in each task that uses it; a large one, or one asked for, stays a task."""
+    from strict_array._backends.dask._fusion import INLINE_BYTES, optimize
+
+    a, mean, out, graph = _centred_with_values(4)
+    dsk = optimize(graph, out.__dask_keys__())
+    assert (mean.name, 0) not in dsk
+    got = dask.get(dsk, out.__dask_keys__())
+    np.testing.assert_array_equal(np.concatenate([b[0] for b in got]), (a - a.mean(axis=0)) * 2)
+    asked = optimize(graph, [*out.__dask_keys__(), (mean.name, 0)])
+    assert (mean.name, 0) in asked
+    a, mean, out, graph = _centred_with_values(INLINE_BYTES // 8 + 1)
+    assert (mean.name, 0) in optimize(graph, out.__dask_keys__())  # too large: a task
 
 
 @pytest.mark.parametrize(

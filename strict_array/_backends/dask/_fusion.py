@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, TypeGuard
 
+import numpy as np
 from dask.array.optimization import optimize as dask_optimize
 from dask.blockwise import Blockwise
 from dask.core import flatten
@@ -31,15 +32,75 @@ from dask.highlevelgraph import HighLevelGraph
 
 from . import _plan
 
+DataNode: Any
+try:  # Dask >= 2024.12: tasks are objects; a value is a DataNode
+    from dask._task_spec import DataNode
+except ImportError:  # pragma: no cover - older Dask
+    DataNode = None
+
 #: a layer with more users than this is left shared (each copy repeats its work)
 MOST_USERS = 8
 
 
+#: a value in the graph (a NumPy array or number) of at most this many bytes is put
+#: in each task that uses it, where all its copies together are at most ``INLINE_TOTAL``
+INLINE_BYTES, INLINE_TOTAL = 64 * 2**10, 8 * 2**20
+
+
 def optimize(dsk: Any, keys: Any, **kwargs: Any) -> Any:
-    """Dask's array optimisation, after :func:`made_per_user` (the ``array_optimize`` hook)."""
+    """Dask's array optimisation, after :func:`made_per_user`, then
+    :func:`small_values_inlined` (the ``array_optimize`` hook)."""
     if isinstance(dsk, HighLevelGraph):
         dsk = made_per_user(dsk, keys)
-    return dask_optimize(dsk, keys, **kwargs)
+    out = dask_optimize(dsk, keys, **kwargs)
+    return small_values_inlined(out, keys) if isinstance(out, dict) else out
+
+
+def small_values_inlined(dsk: dict, keys: Any) -> dict:
+    """``dsk``, a graph of tasks, with each small value in it (a value of the planner's
+    or of a computation here, :func:`._plan.fold`) put in the tasks that use it rather
+    than being a task of its own.
+
+    A value is a task with no dependencies: a ``dask.distributed`` scheduler queues it
+    with the reads of the data, in the priority Dask's order gave it, which may come
+    after all of them (GaussianMixture's ``means[k]`` at its first M-step, on 2 GiB:
+    each block of ``X`` was read and held until the value's turn came). Put in its
+    users' tasks, it is there when they are. The values computed are the same."""
+    if DataNode is None:  # pragma: no cover - older Dask: no task objects
+        return dsk
+    wanted = set(flatten(keys))
+    small = {
+        k: node for k, node in dsk.items()
+        if isinstance(node, DataNode) and k not in wanted and _small(node.value)
+    }  # fmt: skip
+    if not small:
+        return dsk
+    users: defaultdict[Any, list[Any]] = defaultdict(list)
+    for k, node in dsk.items():
+        for d in getattr(node, "dependencies", ()):
+            if d in small:
+                users[d].append(k)
+    inline = {d for d, us in users.items() if _nbytes(small[d].value) * len(us) <= INLINE_TOTAL}
+    if not inline:
+        return dsk
+    out = {}
+    for k, node in dsk.items():
+        if k in inline:
+            continue
+        subs = {d: small[d] for d in getattr(node, "dependencies", ()) if d in inline}
+        out[k] = node.substitute(subs, key=k) if subs else node
+    return out
+
+
+def _small(value: Any) -> bool:
+    return (
+        isinstance(value, (np.ndarray, np.generic, int, float, complex, bool))
+        and _nbytes(value) <= INLINE_BYTES
+    )
+
+
+def _nbytes(value: Any) -> int:
+    return int(getattr(value, "nbytes", 8))
 
 
 def made_per_user(graph: HighLevelGraph, keys: Any) -> HighLevelGraph:
