@@ -639,8 +639,13 @@ def fold(
     for n in order:
         for d in deps[n] & live:
             users[d].add(n)
-    # where such a chain meets data (a computation from values alone is Dask's to run)
-    targets = [n for n in order if n in pure and n in declared and deps[n] and users[n] - pure]
+    # where such a chain meets data, or a layer Dask made inside an operation (of no
+    # declared size) on its way there: Nystroem's normalisation, transposed inside
+    # Dask's matmul (a computation from values alone is Dask's to run)
+    meets: dict[str, bool] = {}
+    for n in reversed(order):
+        meets[n] = any(u not in pure or (u not in declared and meets[u]) for u in users[n])
+    targets = [n for n in order if n in pure and n in declared and deps[n] and meets[n]]
     if not targets:
         return graph, []
     part = own_graph(graph, *targets)
