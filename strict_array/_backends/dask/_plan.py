@@ -324,13 +324,20 @@ def _by_name(node: Any) -> str:
     return node if type(node) is str else repr(node)
 
 
+def _users(nodes: Sequence[str] | set[str], deps: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Each of ``nodes`` with the ones among them that depend on it (in ``nodes``' order)."""
+    within = set(nodes)
+    users: dict[str, list[str]] = {n: [] for n in nodes}
+    for n in nodes:
+        for d in deps[n] & within:
+            users[d].append(n)
+    return users
+
+
 def toposort(nodes: set[str], deps: dict[str, set[str]]) -> list[str]:
     """Dependencies before dependents (deterministic: ties by name)."""
     indegree = {n: len(deps[n] & nodes) for n in nodes}
-    dependents: dict[str, list[str]] = {n: [] for n in nodes}
-    for n in nodes:
-        for d in deps[n] & nodes:
-            dependents[d].append(n)
+    dependents = _users(nodes, deps)
     ready = sorted((n for n, k in indegree.items() if k == 0), key=_by_name, reverse=True)
     order = []
     while ready:
@@ -357,10 +364,7 @@ def _next_level(
     live = _reachable(outputs, deps)
     order = toposort(live, deps)
     bit = {n: 1 << i for i, n in enumerate(order)}
-    dependents: dict[str, list[str]] = {n: [] for n in order}
-    for n in order:
-        for d in deps[n] & live:
-            dependents[d].append(n)
+    dependents = _users(order, deps)
     anc: dict[str, int] = {}  # strict ancestors, as bit sets
     for n in order:
         b = 0
@@ -635,10 +639,7 @@ def fold(
         held = held_bytes(layers[n], from_shapes=n in declared)
         if held is not None and held <= small:
             pure.add(n)
-    users: dict[str, set[str]] = {n: set() for n in order}
-    for n in order:
-        for d in deps[n] & live:
-            users[d].add(n)
+    users = _users(order, deps)
     # where such a chain meets data, or a layer Dask made inside an operation (of no
     # declared size) on its way there: Nystroem's normalisation, transposed inside
     # Dask's matmul (a computation from values alone is Dask's to run)
