@@ -37,6 +37,7 @@ from ._basics import (
 )
 from ._basics import flip as flip_axes
 from ._basics import unknown as _unknown
+from ._keep import may_be_kept
 from ._namespace import checked_index, take, with_index_length
 
 _INDEX_ARRAYS = (da.Array, np.ndarray)
@@ -253,6 +254,7 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     parts = key if isinstance(key, tuple) else (key,)
     if all(type(p) in (int, slice) or p is None or p is Ellipsis for p in parts):
         forward, flip = _forward_slices(data, parts)
+        data, forward = _read_back(data, forward)
         within = _within_blocks(data, forward, ints=True)
         out = data[forward] if within is None else sliced_in_blocks(data, within)
         return flip_axes(out, axis=tuple(flip)) if flip else out
@@ -351,6 +353,64 @@ def _within_blocks(
     return tuple(out)
 
 
+#: the attribute of an array made by :func:`_assign_blockwise` that says how: the array
+#: written into, the region written (a ``(start, stop)`` per axis), and the value put
+#: there (a Dask array of the region's shape, or a scalar)
+_WRITTEN = "_strict_array_written"
+
+
+def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
+    """The array and basic key that select ``data[parts]`` from the fewest writes.
+
+    A selection inside a region that an assignment wrote is that assignment's value,
+    and one that misses the region is the array written into: the same values, with
+    no dependence on the other writes. scikit-learn's PolynomialFeatures fills
+    ``empty((n, 561))`` by 33 assignments, each reading columns that the first wrote
+    (``XP[:, c:d] = XP[:, s:e] * X[:, i:i+1]``): read from the array as written, every
+    version of it had two users, and the chain of versions was made once for each
+    (``_fusion.made_per_user``) or held between its users on a cluster's workers.
+    A small array is read as it is: its value may be kept (:mod:`._keep`), where its
+    writes' values may be computed again from the data.
+    """
+    if not hasattr(data, _WRITTEN) or any(p is None for p in parts):
+        return data, parts
+    at = next((i for i, p in enumerate(parts) if p is Ellipsis), None)
+    if at is not None:
+        parts = parts[:at] + (slice(None),) * (data.ndim - len(parts) + 1) + parts[at + 1 :]
+    if len(parts) > data.ndim:
+        return data, parts
+    parts = parts + (slice(None),) * (data.ndim - len(parts))
+    # each axis's first and last position selected, and the step (None: an integer)
+    spans: list[tuple[int, int, int | None]] = []
+    for p, n in zip(parts, data.shape):
+        if _unknown(n):
+            return data, parts
+        if type(p) is int and -n <= p < n:
+            spans.append((p % n, p % n, None))
+            continue
+        r = range(*p.indices(int(n))) if type(p) is slice else range(0)
+        if not len(r) or r.step < 0:  # (nothing selected: the general path)
+            return data, parts
+        spans.append((r[0], r[-1], r.step))
+    # (not through a small array: once computed, its value is kept and its history cut)
+    while hasattr(data, _WRITTEN) and not may_be_kept(data):
+        base, region, value = getattr(data, _WRITTEN)
+        if any(last < a or first >= b for (first, last, _), (a, b) in zip(spans, region)):
+            data = base  # (the write missed the selection)
+            continue
+        if not isinstance(value, da.Array) or not all(
+            a <= first and last < b for (first, last, _), (a, b) in zip(spans, region)
+        ):
+            break
+        # (inside the region: the value, counted from the region's start)
+        spans = [(first - a, last - a, step) for (first, last, step), (a, _) in zip(spans, region)]
+        data = value
+        parts = tuple(
+            first if step is None else slice(first, last + 1, step) for first, last, step in spans
+        )
+    return data, parts
+
+
 def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.Array:
     """``data[key] = value`` (see :func:`_within_blocks`) block by block, in a Blockwise
     layer: each block a copy with the value's block put in, the value given ``data``'s
@@ -408,6 +468,10 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
         put, index, data, index, value, index if isinstance(value, da.Array) else None,
         align_arrays=False, name=name, dtype=data.dtype, meta=data._meta,
     )  # fmt: skip
+    if all(k.step in (None, 1) for k in key):
+        setattr(
+            out, _WRITTEN, (data, tuple(k.indices(n)[:2] for k, n in zip(key, data.shape)), value)
+        )
     if remade(data) and not isinstance(value, da.Array):
         # (a scalar put in an array made from nothing: made again with it, XP[:, 0] = 1)
         made_from_nothing(

@@ -62,16 +62,17 @@ def track(*arrays: da.Array) -> None:
     """``arrays``, just made by strict_array, built on kept values rather than on the
     layers that computed them; and the small ones followed: once their own layer is
     computed and kept, their graph is cut to the computed blocks."""
-    limit = None
     for a in arrays:
         if _kept:
             _prune(a)
-        if any(c != c for c in a.shape):
-            continue
-        if limit is None:
-            limit = config_bytes(KEEP_KEY, DEFAULT_KEEP)
-        if a.nbytes <= limit:
+        if may_be_kept(a):
             _tracked[a.name] = a
+
+
+def may_be_kept(a: da.Array) -> bool:
+    """Whether ``a`` is small enough to be kept once computed (its graph then cut to its
+    blocks): at most ``strict_array.keep-bytes``, of known size."""
+    return not any(c != c for c in a.shape) and a.nbytes <= config_bytes(KEEP_KEY, DEFAULT_KEEP)
 
 
 def _prune(a: da.Array) -> None:
