@@ -21,6 +21,8 @@ twice or whole).
 
 from __future__ import annotations
 
+import math
+import operator
 from collections import defaultdict
 from typing import Any, TypeGuard
 
@@ -33,10 +35,12 @@ from dask.highlevelgraph import HighLevelGraph
 from . import _plan
 
 DataNode: Any
+Task: Any
+TaskRef: Any
 try:  # Dask >= 2024.12: tasks are objects; a value is a DataNode
-    from dask._task_spec import DataNode
+    from dask._task_spec import DataNode, Task, TaskRef
 except ImportError:  # pragma: no cover - older Dask
-    DataNode = None
+    DataNode = Task = TaskRef = None
 
 #: a layer with more users than this is left shared (each copy repeats its work)
 MOST_USERS = 8
@@ -50,10 +54,92 @@ INLINE_BYTES, INLINE_TOTAL = 64 * 2**10, 8 * 2**20
 def optimize(dsk: Any, keys: Any, **kwargs: Any) -> Any:
     """Dask's array optimisation, after :func:`made_per_user`, then
     :func:`small_values_inlined` (the ``array_optimize`` hook)."""
+    sizes: dict[Any, int] = {}
     if isinstance(dsk, HighLevelGraph):
         dsk = made_per_user(dsk, keys)
+        sizes = block_bytes(dsk)
     out = dask_optimize(dsk, keys, **kwargs)
-    return small_values_inlined(out, keys) if isinstance(out, dict) else out
+    if not isinstance(out, dict):
+        return out
+    return reduced_together(small_values_inlined(out, keys), keys, sizes)
+
+
+def block_bytes(graph: HighLevelGraph) -> dict[Any, int]:
+    """The bytes of the largest block of each array layer of ``graph``, by layer name,
+    from the chunks Dask records on the layer.
+
+    A layer whose users all combine its blocks into fewer (the steps of a reduction
+    tree) counts as large as their blocks: Dask's reductions record their first step
+    with its input's chunks and shrink them after (``dask/array/reductions.py``,
+    ``tmp._chunks = ...``), so the recorded size of a first step is its input's."""
+    recorded: dict[Any, tuple[int, int]] = {}  # name: (bytes of a block, number of blocks)
+    for name, layer in graph.layers.items():
+        info = layer.collection_annotations or {}
+        chunks, dtype = info.get("chunks"), info.get("dtype")
+        if chunks is None or dtype is None or any(n != n for c in chunks for n in c):
+            continue
+        block = math.prod(max(c, default=0) for c in chunks) * np.dtype(dtype).itemsize
+        recorded[name] = (block, math.prod(len(c) for c in chunks))
+    users: defaultdict[Any, list[Any]] = defaultdict(list)
+    for name, deps in graph.dependencies.items():
+        for d in deps:
+            users[d].append(name)
+    out = {}
+    for name, (block, blocks) in recorded.items():
+        theirs = [recorded.get(u) for u in users[name]]
+        if theirs and all(t is not None and t[1] < blocks for t in theirs):
+            block = min(block, max(t[0] for t in theirs if t is not None))
+        out[name] = block
+    return out
+
+
+def reduced_together(dsk: dict, keys: Any, sizes: dict[Any, int]) -> dict:
+    """``dsk``, a graph of tasks, with each block that several users reduce and that
+    nothing else uses made and reduced by all of them in one task.
+
+    The users are tasks that take the block alone and whose results (by their
+    layer's recorded chunks, ``sizes``) are together at most half of it: the first
+    steps of reductions. Dask's order runs the users of a block apart when they belong
+    to different reductions: the second reduction's steps come after the first's
+    whole tree, and every block waits in memory for them (scikit-learn's
+    PolynomialFeatures' output, 130 MiB blocks summed twice by the benchmark: a
+    cluster's workers held 1 GiB of them and spilled). One task that makes the block
+    and all its reductions' first steps gives the users' small results, each under
+    its own key; the block is never held. XLA calls this sibling multi-output fusion.
+    The values computed are the same."""
+    if Task is None:  # pragma: no cover - older Dask: no task objects
+        return dsk
+    wanted = set(flatten(keys))
+    users: defaultdict[Any, list[Any]] = defaultdict(list)
+    for k, node in dsk.items():
+        for d in getattr(node, "dependencies", ()):
+            users[d].append(k)
+
+    def size(key: Any) -> int | None:
+        return sizes.get(key[0] if isinstance(key, tuple) else key)
+
+    out = dict(dsk)
+    for k, us in users.items():
+        block = size(k)
+        if not (1 < len(us) <= MOST_USERS) or k in wanted or k not in out or block is None:
+            continue
+        if any(u not in out or out[u].dependencies != {k} for u in us):
+            continue
+        results = [size(u) for u in us]
+        if any(r is None for r in results) or 2 * sum(results) > block:  # type: ignore[arg-type]
+            continue
+        name = k[0] if isinstance(k, tuple) else k
+        together = (f"{name}-reduced", *k[1:]) if isinstance(k, tuple) else f"{k}-reduced"
+        gather = Task(together, tuple_of, *(TaskRef(u) for u in us))
+        out[together] = Task.fuse(out.pop(k), *(out[u] for u in us), gather, key=together)
+        for i, u in enumerate(us):
+            out[u] = Task(u, operator.getitem, TaskRef(together), i)
+    return out
+
+
+def tuple_of(*values: Any) -> tuple[Any, ...]:
+    """The users' results of one :func:`reduced_together` task."""
+    return values
 
 
 def small_values_inlined(dsk: dict, keys: Any) -> dict:
