@@ -1758,6 +1758,113 @@ def test_a_small_value_is_put_in_the_tasks_that_use_it():
     assert (mean.name, 0) in optimize(graph, out.__dask_keys__())  # too large: a task
 
 
+def _polynomial_fill(a: np.ndarray, chunks: Any) -> tuple[xp.Array, np.ndarray]:
+    """scikit-learn's PolynomialFeatures (degree 2, with the bias) on DASK and NumPy:
+    ``empty`` filled column range by column range, each range the product of columns
+    that the first range wrote, read back from the array."""
+    n, p = a.shape
+    X = xp.asarray(a, device=xp.DASK, chunks=chunks)
+    out = xp.empty((n, 1 + p + p * (p + 1) // 2), dtype=xp.float64, device=xp.DASK)
+    want = np.empty(out.shape)
+    for arr, x in ((out, X), (want, a)):
+        arr[:, 0] = 1.0
+        arr[:, 1 : 1 + p] = x
+        col = 1 + p
+        for i in range(p):
+            arr[:, col : col + p - i] = arr[:, 1 + i : 1 + p] * x[:, i : i + 1]
+            col += p - i
+    return out, want
+
+
+@pytest.mark.parametrize("chunks", [(40, 5), ((7, 50, 43), 5), (100, 5)])
+def test_a_selection_of_what_an_assignment_wrote_is_read_from_its_value(chunks):
+    """A selection inside the region an assignment wrote is the value assigned, and one
+    that misses it is the array before: PolynomialFeatures' reads of the columns the
+    first range wrote no longer use the later versions of the array, so each version
+    has one user and Dask fuses the whole fill into one task per block (each version
+    had two users: the chain was made once for each, 4x the time). NumPy's values for
+    selections inside, across and outside the written regions, of every kind of key."""
+    a = np.random.default_rng(8).standard_normal((100, 5))
+    with dask.config.set({"strict_array.keep-bytes": 1024}):  # (these 16 KiB are large)
+        out, want = _polynomial_fill(a, chunks)
+    np.testing.assert_array_equal(to_numpy(out), want)
+    graph = out._data.__dask_graph__()
+    users = collections.Counter(d for deps in graph.dependencies.values() for d in deps)
+    versions = [n for n in graph.layers if n.startswith("setitem") and n != out._data.name]
+    assert len(versions) == 6 and all(users[n] == 1 for n in versions)
+    with dask.config.set({"strict_array.keep-bytes": 1024}):
+        read = out[:, 2:4]  # inside the first range: X's columns, no version of the array
+        assert not any(n.startswith("setitem") for n in read._data.__dask_graph__().layers)
+        reads = [(key, out[key]) for key in KEYS_READ_BACK]
+    # a small array is read as it is (once computed, its value is kept)
+    assert any(n.startswith("setitem") for n in out[:, 2:4]._data.__dask_graph__().layers)
+    for key, got in reads:
+        np.testing.assert_array_equal(to_numpy(got), want[key], err_msg=str(key))
+
+
+KEYS_READ_BACK = [
+    (slice(None), slice(2, 4)), (slice(10, 60), slice(1, 6)), (..., 3), (slice(None), slice(4, 9)),
+    (slice(None, None, -3), slice(6, 9)), (5, 0), (slice(None), slice(15, None)),
+    (slice(0, 0), slice(1, 3)), (..., slice(1, 21, 2)), (-1, Ellipsis), (slice(None), 20),
+]  # fmt: skip
+
+
+def test_an_assigned_region_read_back_after_another_write_over_it():
+    """A later write over part of the region read: the read stops at that write (the
+    value is no longer the first assignment's)."""
+    a = np.arange(400.0).reshape(80, 5)
+    x = xp.asarray(a, device=xp.DASK, chunks=(30, 5))
+    y = xp.zeros((80, 5), device=xp.DASK, chunks=(30, 5))
+    y[:, 1:4] = x[:, 1:4]
+    y[2:5, 2] = -1.0
+    want = np.zeros((80, 5))
+    want[:, 1:4] = a[:, 1:4]
+    want[2:5, 2] = -1.0
+    for key in [
+        (slice(None), slice(1, 4)),
+        (slice(5, None), slice(1, 4)),
+        (3, 2),
+        (slice(None), 1),
+    ]:
+        with dask.config.set({"strict_array.keep-bytes": 1024}):  # (these 3 KiB are large)
+            got = y[key]
+        np.testing.assert_array_equal(to_numpy(got), want[key], err_msg=str(key))
+
+
+def test_a_block_that_several_reductions_use_is_reduced_by_all_in_one_task():
+    """Dask's order runs the first steps of a second reduction of the same array after
+    the first reduction's whole tree, so each block of the array waited in memory for
+    them (PolynomialFeatures' output, summed twice: a cluster's workers held 1 GiB of
+    it). A block that only reductions use is made and reduced by all of them in one
+    task: none is held between them, and the values are the same. A block that
+    something else uses too stays a task of its own."""
+    from dask._expr import FinalizeCompute
+
+    from strict_array._backends.dask import _fusion
+
+    a = np.random.default_rng(9).standard_normal((400, 6))
+    x = xp.asarray(a, device=xp.DASK, chunks=(20, 6))
+    prod = x @ xp.asarray(np.eye(6), device=xp.DASK)  # a contraction: not copied per user
+    sums = [xp.sum(prod * prod, axis=0), xp.sum(xp.abs(prod), axis=0), xp.max(prod, axis=0)]
+    datas = [s._data for s in sums]
+    with dask.config.set({"array_optimize": _fusion.optimize}):
+        expr = FinalizeCompute(dask.base.collections_to_expr(datas, True)).optimize()
+        dsk = dict(expr.__dask_graph__())
+    name = prod._data.name
+    assert not [k for k in dsk if isinstance(k, tuple) and k[0] == name]
+    assert len([k for k in dsk if isinstance(k, tuple) and k[0] == f"{name}-reduced"]) == 20
+    got = xp.compute(*sums)
+    for g, w in zip(got, [(a * a).sum(0), np.abs(a).sum(0), a.max(0)]):
+        np.testing.assert_allclose(to_numpy(g), w, rtol=1e-12)
+    kept = prod * 2.0  # also used whole by another array: not a reduction's first step
+    with dask.config.set({"array_optimize": _fusion.optimize}):
+        expr = FinalizeCompute(
+            dask.base.collections_to_expr([kept._data, datas[0]], True)
+        ).optimize()
+        dsk = dict(expr.__dask_graph__())
+    assert not [k for k in dsk if isinstance(k, tuple) and k[0] == f"{name}-reduced"]
+
+
 @pytest.mark.parametrize(
     "key",
     [(None, slice(None, None, 1)), (slice(0, 6, 1), slice(None)), (slice(None, 100), Ellipsis)],
