@@ -17,6 +17,11 @@ copied when it reads data (its inputs are Dask's IO dependencies: a copy would r
 them again), when its keys are asked for, when it contracts or concatenates blocks,
 or when a user could not fuse it (a layer that is not Blockwise, or that uses it
 twice or whole).
+
+After Dask's optimisation, two rewrites of the graph of tasks: each small value is put
+in the tasks that use it (:func:`small_values_inlined`), and a block that only
+reductions use is made and reduced by all of them in one task
+(:func:`reduced_together`).
 """
 
 from __future__ import annotations
