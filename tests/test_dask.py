@@ -1831,6 +1831,27 @@ def test_an_assigned_region_read_back_after_another_write_over_it():
         np.testing.assert_array_equal(to_numpy(got), want[key], err_msg=str(key))
 
 
+@pytest.mark.parametrize("shape", [(4000,), (4000, 3)])
+def test_an_array_made_from_nothing_written_whole_takes_the_values_blocks(shape):
+    """scikit-learn's ``_isin``: ``mask = zeros(n)`` (one block), then ``mask |= y == c``
+    for each class, ``y`` in blocks. Kept in its one block, each step gathered every
+    block of ``y`` (and what they are computed from) into one task, and split it again
+    for the next step: on a cluster, all of ``X``'s blocks waited. Written whole, an
+    array made from nothing takes the value's blocks: no rechunk, NumPy's values."""
+    y = np.random.default_rng(3).integers(0, 4, shape).astype(float)
+    Y = xp.asarray(y, device=xp.DASK, chunks=500)
+    mask = xp.zeros(shape, dtype=xp.bool, device=xp.DASK)
+    assert mask._data.numblocks[0] == 1
+    for c in (0.0, 2.0, 3.0):
+        mask |= Y == c
+    assert not [n for n in mask._data.__dask_graph__().layers if n.startswith("rechunk")]
+    assert mask._data.chunks == Y._data.chunks
+    np.testing.assert_array_equal(to_numpy(mask), np.isin(y, [0.0, 2.0, 3.0]))
+    low = xp.zeros((4000, 3), device=xp.DASK)  # a size-1 axis of the value, broadcast
+    low[...] = xp.asarray(np.arange(3.0)[None, :], device=xp.DASK)
+    np.testing.assert_array_equal(to_numpy(low), np.broadcast_to(np.arange(3.0), (4000, 3)))
+
+
 def test_a_block_that_several_reductions_use_is_reduced_by_all_in_one_task():
     """Dask's order runs the first steps of a second reduction of the same array after
     the first reduction's whole tree, so each block of the array waited in memory for

@@ -741,6 +741,16 @@ def _fill(data: da.Array, value: Any) -> da.Array:
     if not isinstance(value, da.Array):
         return da.map_blocks(_full_like, data, value=value, dtype=data.dtype)
     if not any(_unknown(s) for s in data.shape + value.shape):
+        if remade(data):
+            # (an array made from nothing holds no value that the write keeps: it takes
+            # the value's blocks. scikit-learn's ``_isin`` fills ``zeros(n)`` by ``mask
+            # |= y == c``: kept in one block, each step gathered all of y's blocks)
+            lead = data.ndim - value.ndim
+            chunks = tuple(
+                value.chunks[a - lead] if a >= lead and value.shape[a - lead] == n else c
+                for a, (c, n) in enumerate(zip(data.chunks, data.shape))
+            )
+            return da.broadcast_to(value, data.shape, chunks=chunks)
         return da.broadcast_to(value, data.shape).rechunk(data.chunks)
     # block by block, each value block checked against its data block when computed
     # (an unknown size may turn out to differ: x's shape never changes); an unknown axis
