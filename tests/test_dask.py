@@ -1745,6 +1745,7 @@ def test_a_small_value_is_put_in_the_tasks_that_use_it():
     queues with the reads of the data, at the priority Dask's order gives it
     (GaussianMixture's ``means[k]``: after every block of X, which waited). A small one
     is put in each task that uses it; a large one, or one asked for, stays a task."""
+    from strict_array._backends.dask import _plan
     from strict_array._backends.dask._fusion import INLINE_BYTES, optimize
 
     a, mean, out, graph = _centred_with_values(4)
@@ -1756,6 +1757,22 @@ def test_a_small_value_is_put_in_the_tasks_that_use_it():
     assert (mean.name, 0) in asked
     a, mean, out, graph = _centred_with_values(INLINE_BYTES // 8 + 1)
     assert (mean.name, 0) in optimize(graph, out.__dask_keys__())  # too large: a task
+    # a large value of one user (sample weights computed here, in X's blocks) moves
+    # into that user's task: no byte is copied
+    big = np.arange(4.0 * INLINE_BYTES).reshape(-1, 4)
+    w = da.from_array(big, chunks=(big.shape[0] // 4, 4))
+    x = da.ones(big.shape, chunks=w.chunks)
+    prod = x * w
+    keys = [(w.name, i, 0) for i in range(4)]
+    values = {
+        w.name: (keys, [big[i * (big.shape[0] // 4) :][: big.shape[0] // 4] for i in range(4)])
+    }
+    dsk = optimize(
+        _plan.substitute(prod.__dask_graph__(), values, [prod.name]), prod.__dask_keys__()
+    )
+    assert not [k for k in dsk if isinstance(k, tuple) and k[0] == w.name]
+    got = dask.get(dsk, prod.__dask_keys__())
+    np.testing.assert_array_equal(np.concatenate([b[0] for b in got]), big)
 
 
 def _polynomial_fill(a: np.ndarray, chunks: Any) -> tuple[xp.Array, np.ndarray]:

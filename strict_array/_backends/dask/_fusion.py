@@ -156,38 +156,45 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
     with the reads of the data, in the priority Dask's order gave it, which may come
     after all of them (GaussianMixture's ``means[k]`` at its first M-step, on 2 GiB:
     each block of ``X`` was read and held until the value's turn came). Put in its
-    users' tasks, it is there when they are. The values computed are the same."""
+    users' tasks, it is there when they are. A value of one user moves into its task
+    whatever its size (no byte is copied). The values computed are the same."""
     if DataNode is None:  # pragma: no cover - older Dask: no task objects
         return dsk
     wanted = set(flatten(keys))
-    small = {
+    values = {
         k: node for k, node in dsk.items()
-        if isinstance(node, DataNode) and k not in wanted and _small(node.value)
+        if isinstance(node, DataNode) and k not in wanted and _array_or_number(node.value)
     }  # fmt: skip
-    if not small:
+    if not values:
         return dsk
     users: defaultdict[Any, list[Any]] = defaultdict(list)
     for k, node in dsk.items():
         for d in getattr(node, "dependencies", ()):
-            if d in small:
+            if d in values:
                 users[d].append(k)
-    inline = {d for d, us in users.items() if _nbytes(small[d].value) * len(us) <= INLINE_TOTAL}
+    # (a value of one user moves into its task whatever its size: no byte is copied.
+    # RidgeClassifierCV's sample weights, computed here in X's blocks, 2 MiB each,
+    # were queued behind the reads of X on a cluster, and the blocks of X waited)
+    inline = {
+        d for d, us in users.items()
+        if len(us) == 1 or (
+            _nbytes(values[d].value) <= INLINE_BYTES
+            and _nbytes(values[d].value) * len(us) <= INLINE_TOTAL
+        )
+    }  # fmt: skip
     if not inline:
         return dsk
     out = {}
     for k, node in dsk.items():
         if k in inline:
             continue
-        subs = {d: small[d] for d in getattr(node, "dependencies", ()) if d in inline}
+        subs = {d: values[d] for d in getattr(node, "dependencies", ()) if d in inline}
         out[k] = node.substitute(subs, key=k) if subs else node
     return out
 
 
-def _small(value: Any) -> bool:
-    return (
-        isinstance(value, (np.ndarray, np.generic, int, float, complex, bool))
-        and _nbytes(value) <= INLINE_BYTES
-    )
+def _array_or_number(value: Any) -> bool:
+    return isinstance(value, (np.ndarray, np.generic, int, float, complex, bool))
 
 
 def _nbytes(value: Any) -> int:
