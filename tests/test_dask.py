@@ -1759,20 +1759,23 @@ def test_a_small_value_is_put_in_the_tasks_that_use_it():
     assert (mean.name, 0) in optimize(graph, out.__dask_keys__())  # too large: a task
     # a large value of one user (sample weights computed here, in X's blocks) moves
     # into that user's task: no byte is copied
-    big = np.arange(4.0 * INLINE_BYTES).reshape(-1, 4)
-    w = da.from_array(big, chunks=(big.shape[0] // 4, 4))
-    x = da.ones(big.shape, chunks=w.chunks)
-    prod = x * w
-    keys = [(w.name, i, 0) for i in range(4)]
+    big = np.arange(4.0 * INLINE_BYTES).reshape(-1, 4)  # 512 KiB blocks
+    rows = big.shape[0] // 4
+    w, v = (da.from_array(b, chunks=(rows, 4)) for b in (big, -big))
+    prod = v * w  # each block of each value used by one task, of two values
     values = {
-        w.name: (keys, [big[i * (big.shape[0] // 4) :][: big.shape[0] // 4] for i in range(4)])
+        a.name: (
+            [(a.name, i, 0) for i in range(4)],
+            [b[i * rows : (i + 1) * rows] for i in range(4)],
+        )
+        for a, b in ((w, big), (v, -big))
     }
     dsk = optimize(
         _plan.substitute(prod.__dask_graph__(), values, [prod.name]), prod.__dask_keys__()
     )
-    assert not [k for k in dsk if isinstance(k, tuple) and k[0] == w.name]
+    assert not [k for k in dsk if isinstance(k, tuple) and k[0] in (w.name, v.name)]
     got = dask.get(dsk, prod.__dask_keys__())
-    np.testing.assert_array_equal(np.concatenate([b[0] for b in got]), big)
+    np.testing.assert_array_equal(np.concatenate([b[0] for b in got]), -big * big)
 
 
 def _polynomial_fill(a: np.ndarray, chunks: Any) -> tuple[xp.Array, np.ndarray]:
