@@ -319,6 +319,17 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     return out
 
 
+def _one_per_axis(parts: tuple, ndim: int) -> tuple | None:
+    """A key of entries that each take one axis (slices and integers), with its ``...``
+    written out as full slices and full slices after its last entry: one entry per
+    axis. None where it has two ``...`` or more entries than axes."""
+    if sum(p is Ellipsis for p in parts) > 1 or len(parts) - (Ellipsis in parts) > ndim:
+        return None
+    fill = (slice(None),) * (ndim - (len(parts) - (Ellipsis in parts)))
+    at = parts.index(Ellipsis) if Ellipsis in parts else len(parts)
+    return parts[:at] + fill + parts[at + 1 :]
+
+
 def _within_blocks(
     data: da.Array, parts: tuple, ints: bool = False
 ) -> tuple[slice | int, ...] | None:
@@ -330,11 +341,9 @@ def _within_blocks(
         type(p) is not slice and p is not Ellipsis and not (ints and type(p) is int) for p in parts
     ):
         return None
-    if sum(p is Ellipsis for p in parts) > 1 or len(parts) - (Ellipsis in parts) > data.ndim:
+    full = _one_per_axis(parts, data.ndim)
+    if full is None:
         return None
-    fill = (slice(None),) * (data.ndim - (len(parts) - (Ellipsis in parts)))
-    at = parts.index(Ellipsis) if Ellipsis in parts else len(parts)
-    full = parts[:at] + fill + parts[at + 1 :]
     out: list[slice | int] = []
     for s, n, blocks in zip(full, data.shape, data.numblocks):
         if type(s) is int:
@@ -374,12 +383,10 @@ def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
     """
     if not hasattr(data, _WRITTEN) or any(p is None for p in parts):
         return data, parts
-    at = next((i for i, p in enumerate(parts) if p is Ellipsis), None)
-    if at is not None:
-        parts = parts[:at] + (slice(None),) * (data.ndim - len(parts) + 1) + parts[at + 1 :]
-    if len(parts) > data.ndim:
+    full = _one_per_axis(parts, data.ndim)
+    if full is None:
         return data, parts
-    parts = parts + (slice(None),) * (data.ndim - len(parts))
+    parts = full
     # each axis's first and last position selected, and the step (None: an integer)
     spans: list[tuple[int, int, int | None]] = []
     for p, n in zip(parts, data.shape):
