@@ -85,13 +85,10 @@ def block_bytes(graph: HighLevelGraph) -> dict[Any, int]:
             continue
         block = math.prod(max(c, default=0) for c in chunks) * np.dtype(dtype).itemsize
         recorded[name] = (block, math.prod(len(c) for c in chunks))
-    users: defaultdict[Any, list[Any]] = defaultdict(list)
-    for name, deps in graph.dependencies.items():
-        for d in deps:
-            users[d].append(name)
+    users = _plan.users_of(list(graph.dependencies), graph.dependencies)
     out = {}
     for name, (block, blocks) in recorded.items():
-        theirs = [recorded.get(u) for u in users[name]]
+        theirs = [recorded.get(u) for u in users.get(name, ())]
         if theirs and all(t is not None and t[1] < blocks for t in theirs):
             block = min(block, max(t[0] for t in theirs if t is not None))
         out[name] = block
@@ -115,10 +112,8 @@ def reduced_together(dsk: dict, keys: Any, sizes: dict[Any, int]) -> dict:
     if Task is None:  # pragma: no cover - older Dask: no task objects
         return dsk
     wanted = set(flatten(keys))
-    users: defaultdict[Any, list[Any]] = defaultdict(list)
-    for k, node in dsk.items():
-        for d in getattr(node, "dependencies", ()):
-            users[d].append(k)
+    deps = {k: frozenset(getattr(node, "dependencies", ())) for k, node in dsk.items()}
+    users = _plan.users_of(list(dsk), deps)
 
     def size(key: Any) -> int | None:
         return sizes.get(key[0] if isinstance(key, tuple) else key)

@@ -52,7 +52,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -324,8 +325,11 @@ def _by_name(node: Any) -> str:
     return node if type(node) is str else repr(node)
 
 
-def _users(nodes: Sequence[str] | set[str], deps: dict[str, set[str]]) -> dict[str, list[str]]:
-    """Each of ``nodes`` with the ones among them that depend on it (in ``nodes``' order)."""
+def users_of(
+    nodes: Sequence[Any] | set[Any], deps: Mapping[Any, AbstractSet[Any]]
+) -> dict[Any, list[Any]]:
+    """Each of ``nodes`` (layer names, or a graph's keys) with the ones among them that
+    depend on it (in ``nodes``' order)."""
     within = set(nodes)
     users: dict[str, list[str]] = {n: [] for n in nodes}
     for n in nodes:
@@ -337,7 +341,7 @@ def _users(nodes: Sequence[str] | set[str], deps: dict[str, set[str]]) -> dict[s
 def toposort(nodes: set[str], deps: dict[str, set[str]]) -> list[str]:
     """Dependencies before dependents (deterministic: ties by name)."""
     indegree = {n: len(deps[n] & nodes) for n in nodes}
-    dependents = _users(nodes, deps)
+    dependents = users_of(nodes, deps)
     ready = sorted((n for n, k in indegree.items() if k == 0), key=_by_name, reverse=True)
     order = []
     while ready:
@@ -364,7 +368,7 @@ def _next_level(
     live = _reachable(outputs, deps)
     order = toposort(live, deps)
     bit = {n: 1 << i for i, n in enumerate(order)}
-    dependents = _users(order, deps)
+    dependents = users_of(order, deps)
     anc: dict[str, int] = {}  # strict ancestors, as bit sets
     for n in order:
         b = 0
@@ -639,7 +643,7 @@ def fold(
         held = held_bytes(layers[n], from_shapes=n in declared)
         if held is not None and held <= small:
             pure.add(n)
-    users = _users(order, deps)
+    users = users_of(order, deps)
     # where such a chain meets data, or a layer Dask made inside an operation (of no
     # declared size) on its way there: Nystroem's normalisation, transposed inside
     # Dask's matmul (a computation from values alone is Dask's to run)
