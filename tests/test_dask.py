@@ -1796,7 +1796,7 @@ def _polynomial_fill(a: np.ndarray, chunks: Any) -> tuple[xp.Array, np.ndarray]:
     return out, want
 
 
-@pytest.mark.parametrize("chunks", [(40, 5), ((7, 50, 43), 5), (100, 5)])
+@pytest.mark.parametrize("chunks", [(40, 5), ((7, 50, 43), 5), (100, 5), (1, 5)])
 def test_a_selection_of_what_an_assignment_wrote_is_read_from_its_value(chunks):
     """A selection inside the region an assignment wrote is the value assigned, and one
     that misses it is the array before: PolynomialFeatures' reads of the columns the
