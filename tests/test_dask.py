@@ -1906,6 +1906,91 @@ def test_a_block_that_several_reductions_use_is_reduced_by_all_in_one_task():
     assert not [k for k in dsk if isinstance(k, tuple) and k[0] == f"{name}-reduced"]
 
 
+def _block_writes(node: Any) -> list[Any]:
+    """The :class:`BlockWrite` steps of a task, also inside the tasks fused in it."""
+    from dask._task_spec import Task, _execute_subgraph
+
+    from strict_array._backends.dask._fusion import BlockWrite
+
+    if not isinstance(node, Task):
+        return []
+    if node.func is _execute_subgraph:
+        return [w for step in node.args[0].values() for w in _block_writes(step)]
+    return [node.func] if isinstance(node.func, BlockWrite) else []
+
+
+@pytest.mark.parametrize("chunks", [(40, 5), ((7, 50, 43), 5)])
+def test_a_chain_of_writes_fused_in_one_task_copies_the_block_once(chunks):
+    """PolynomialFeatures' fill: 7 assignments, fused by Dask into one task per block.
+    Each write copied the block the write before had just made (33 copies of 130 MiB
+    blocks in scikit-learn's fill, where NumPy writes in place); in the graph the
+    scheduler receives, the first write of each task copies and the others write into
+    that copy. NumPy's values."""
+    from dask._expr import FinalizeCompute
+
+    from strict_array._backends.dask import _fusion
+
+    a = np.random.default_rng(10).standard_normal((100, 5))
+    with dask.config.set({"strict_array.keep-bytes": 1024}):  # (these 16 KiB are large)
+        out, want = _polynomial_fill(a, chunks)
+    with dask.config.set({"array_optimize": _fusion.optimize}):
+        expr = FinalizeCompute(dask.base.collections_to_expr([out._data], True)).optimize()
+        dsk = dict(expr.__dask_graph__())
+    per_task = [w for w in (_block_writes(node) for node in dsk.values()) if w]
+    assert len(per_task) == len(out._data.chunks[0])
+    for writes in per_task:
+        assert sorted(w.in_place for w in writes) == [False] + [True] * 6
+    np.testing.assert_array_equal(to_numpy(out), want)
+
+
+def test_a_write_copies_a_block_that_another_step_uses_or_the_scheduler_holds():
+    """The rule of :func:`written_in_place` on tasks made by hand: a write takes its
+    input in place only where that input is a write's copy inside the same fused
+    task and no other step uses it. A step that reads the block after (``seen``), a
+    write whose value is the block itself, and writes that are tasks of their own
+    (keys the scheduler holds, which another computation may share) keep their
+    copies, and every step sees the values it would have seen."""
+    from dask._task_spec import DataNode, Task, TaskRef
+
+    from strict_array._backends.dask._fusion import BlockWrite, tuple_of, written_in_place
+
+    def write(key: str, into: str, column: int, value: Any) -> Any:
+        return Task(key, BlockWrite((slice(None), slice(column, column + 1))), TaskRef(into), value)
+
+    base = DataNode("base", np.zeros((3, 4)))
+    chain = Task.fuse(write("w1", "base", 0, 1.0), write("w2", "w1", 1, 2.0), key="chain")
+    shared = Task.fuse(
+        write("s1", "base", 0, 1.0),
+        write("s2", "s1", 1, 2.0),
+        Task("seen", np.copy, TaskRef("s1")),
+        Task("both", tuple_of, TaskRef("s2"), TaskRef("seen")),
+        key="shared",
+    )
+    itself = Task.fuse(
+        write("i1", "base", 0, 1.0),
+        Task("i2", BlockWrite((slice(None), slice(0, 4))), TaskRef("i1"), TaskRef("i1")),
+        key="itself",
+    )
+    apart = {"a1": write("a1", "base", 0, 1.0), "a2": write("a2", "a1", 1, 2.0)}
+    dsk = {"base": base, "chain": chain, "shared": shared, "itself": itself, **apart}
+    out = written_in_place(dsk)
+    in_place = {k: [w.in_place for w in _block_writes(out[k])] for k in out}
+    assert in_place == {
+        "base": [], "chain": [False, True], "shared": [False, False], "itself": [False, False],
+        "a1": [False], "a2": [False],
+    }  # fmt: skip
+    got = dask.get(out, ["chain", "shared", "a1", "a2", "base"])
+    one, two = np.zeros((3, 4)), np.zeros((3, 4))
+    one[:, 0] = 1.0
+    two[:, :2] = [1.0, 2.0]
+    np.testing.assert_array_equal(got[0], two)
+    np.testing.assert_array_equal(got[1][0], two)
+    np.testing.assert_array_equal(got[1][1], one)  # (read before the write after it)
+    np.testing.assert_array_equal(got[2], one)
+    np.testing.assert_array_equal(got[3], two)
+    np.testing.assert_array_equal(got[4], np.zeros((3, 4)))
+
+
 @pytest.mark.parametrize(
     "key",
     [(None, slice(None, None, 1)), (slice(0, 6, 1), slice(None)), (slice(None, 100), Ellipsis)],

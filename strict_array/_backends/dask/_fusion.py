@@ -18,8 +18,9 @@ them again), when its keys are asked for, when it contracts or concatenates bloc
 or when a user could not fuse it (a layer that is not Blockwise, or that uses it
 twice or whole).
 
-After Dask's optimisation, two rewrites of the graph of tasks: each small value is put
-in the tasks that use it (:func:`small_values_inlined`), and a block that only
+After Dask's optimisation, three rewrites of the graph of tasks: a chain of writes
+fused into one task copies the block once (:func:`written_in_place`), each small value
+is put in the tasks that use it (:func:`small_values_inlined`), and a block that only
 reductions use is made and reduced by all of them in one task
 (:func:`reduced_together`).
 """
@@ -42,10 +43,15 @@ from . import _plan
 DataNode: Any
 Task: Any
 TaskRef: Any
+_execute_subgraph: Any
 try:  # Dask >= 2024.12: tasks are objects; a value is a DataNode
     from dask._task_spec import DataNode, Task, TaskRef
 except ImportError:  # pragma: no cover - older Dask
     DataNode = Task = TaskRef = None
+try:  # (the function of a task made by fusing others, whose steps it holds)
+    from dask._task_spec import _execute_subgraph
+except ImportError:  # pragma: no cover - older Dask
+    _execute_subgraph = None
 
 #: a layer with more users than this is left shared (each copy repeats its work)
 MOST_USERS = 8
@@ -66,7 +72,84 @@ def optimize(dsk: Any, keys: Any, **kwargs: Any) -> Any:
     out = dask_optimize(dsk, keys, **kwargs)
     if not isinstance(out, dict):
         return out
-    return reduced_together(small_values_inlined(out, keys), keys, sizes)
+    return reduced_together(small_values_inlined(written_in_place(out), keys), keys, sizes)
+
+
+class BlockWrite:
+    """The task function of ``block[key] = value`` on one block: a copy of the block
+    with the value put in (the block may be another task's too), or, made ``in_place``
+    by :func:`written_in_place`, the block itself written into."""
+
+    __slots__ = ("in_place", "key")
+
+    def __init__(self, key: tuple[slice, ...], in_place: bool = False) -> None:
+        self.key, self.in_place = key, in_place
+
+    def __call__(self, block: np.ndarray, value: Any) -> np.ndarray:
+        out = block if self.in_place else np.array(block, copy=True)
+        out[self.key] = value
+        return out
+
+    def __repr__(self) -> str:
+        return f"BlockWrite({self.key!r}{', in_place=True' if self.in_place else ''})"
+
+
+def written_in_place(dsk: dict) -> dict:
+    """``dsk``, a graph of tasks, with each write that Dask fused after another write
+    made to write into that write's copy of the block rather than copy it again.
+
+    scikit-learn's PolynomialFeatures fills ``empty((n, 561))`` by 33 assignments,
+    which Dask fuses into one task per block: each :class:`BlockWrite` copied the
+    block the one before had just made (130 MiB blocks, 33 copies: the fill cost 32
+    reads of ``X``), where NumPy writes in place. A write takes its input in place
+    only inside one fused task, where the input is a step of that task's own (not a
+    key the scheduler holds, which another computation may share), made by a write
+    (so a copy that nothing else has), and used by no other step. The values
+    computed are the same."""
+    if _execute_subgraph is None:  # pragma: no cover - older Dask: no task objects
+        return dsk
+    out = dict(dsk)
+    for k, node in dsk.items():
+        steps = _steps_written_in_place(node)
+        if steps is not None:
+            out[k] = steps
+    return out
+
+
+def _steps_written_in_place(node: Any) -> Any:
+    """A fused task (``_execute_subgraph``) with its chains of writes made in place,
+    also in the fused tasks among its steps; None where nothing changes."""
+    if not (isinstance(node, Task) and node.func is _execute_subgraph):
+        return None
+    steps: dict = node.args[0]
+    uses: defaultdict[Any, int] = defaultdict(int)  # (how many steps use each step)
+    for step in steps.values():
+        for d in getattr(step, "dependencies", ()):
+            uses[d] += 1
+    new = {}
+    for k, step in steps.items():
+        inner = _steps_written_in_place(step)
+        if inner is not None:
+            new[k] = step = inner
+        if not (isinstance(step, Task) and isinstance(step.func, BlockWrite)):
+            continue
+        first, *rest = step.args
+        if step.func.in_place or not isinstance(first, TaskRef):
+            continue
+        before = steps.get(first.key)
+        if (
+            isinstance(before, Task)
+            and isinstance(before.func, BlockWrite)
+            and uses[first.key] == 1
+            and not any(_refers_to(a, first.key) for a in (*rest, *step.kwargs.values()))
+        ):
+            new[k] = Task(k, BlockWrite(step.func.key, in_place=True), *step.args, **step.kwargs)
+    if not new:
+        return None
+    return Task(
+        node.key, _execute_subgraph, {**steps, **new}, *node.args[1:],
+        _data_producer=node.data_producer, **node.kwargs,
+    )  # fmt: skip
 
 
 def block_bytes(graph: HighLevelGraph) -> dict[Any, int]:
@@ -186,6 +269,13 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
         subs = {d: values[d] for d in getattr(node, "dependencies", ()) if d in inline}
         out[k] = node.substitute(subs, key=k) if subs else node
     return out
+
+
+def _refers_to(arg: Any, key: Any) -> bool:
+    """Whether a task's argument is, or uses, the step ``key``."""
+    if isinstance(arg, TaskRef):
+        return bool(arg.key == key)
+    return key in getattr(arg, "dependencies", ())
 
 
 def _array_or_number(value: Any) -> bool:

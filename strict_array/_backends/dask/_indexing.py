@@ -37,6 +37,7 @@ from ._basics import (
 )
 from ._basics import flip as flip_axes
 from ._basics import unknown as _unknown
+from ._fusion import BlockWrite
 from ._keep import may_be_kept
 from ._namespace import checked_index, take, with_index_length
 
@@ -462,17 +463,13 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
             a: data.chunks[a] if k == slice(None) else (region[a],) for a, k in enumerate(key)
         })  # fmt: skip
 
-    def put(block: np.ndarray, v: Any) -> np.ndarray:
-        out = np.array(block, copy=True)
-        out[key] = v
-        return out
-
     index = tuple(range(data.ndim))
     name = "setitem-" + tokenize(
         data.name, key, value.name if isinstance(value, da.Array) else value
     )
     out = da.blockwise(
-        put, index, data, index, value, index if isinstance(value, da.Array) else None,
+        BlockWrite(key), index, data, index,
+        value, index if isinstance(value, da.Array) else None,
         align_arrays=False, name=name, dtype=data.dtype, meta=data._meta,
     )  # fmt: skip
     if all(k.step in (None, 1) for k in key):
