@@ -12,6 +12,7 @@ import logging
 import threading
 import uuid
 import weakref
+from typing import Any
 
 import dask
 import dask.array as da
@@ -786,3 +787,75 @@ def test_cut_points_on_a_chain_computed_here_are_kept_for_their_passes():
         p = _plan.plan([out], threshold_bytes=64, small_bytes=32)
         with dask.config.set({_plan.CHECKS_KEY: True}):
             _same(_plan.execute(p), dask.compute(out))
+
+
+# --- the arrays a program still holds ---------------------------------------------------
+def _held_input(n_chunks: int, rows: int, seed: int) -> tuple[CountingStore, Any]:
+    import strict_array as xp
+
+    store = CountingStore(np.random.default_rng(seed).standard_normal((n_chunks * rows, 4)))
+    return store, xp.asarray(da.from_array(store, chunks=(rows, 4), asarray=False))
+
+
+def test_an_iterations_next_parameters_are_computed_in_the_pass_that_reads_the_data():
+    """EM's order: the next step's small parameters are built, then the scalar that ends
+    this step is asked for (scikit-learn's GaussianMixture: the M-step, then ``abs(change)
+    < tol``). The parameters, still held, use the same input and add no pass: they are
+    computed in the scalar's pass and kept, so each step reads the data once, where it
+    read it twice (once for the parameters, once for the scalar). NumPy's values."""
+    import strict_array as xp
+
+    n_chunks, rows, steps = 16, 32, 5
+    store, x = _held_input(n_chunks, rows, 11)
+    a = np.asarray(store.data)
+    want_c, want_s = a.mean(axis=0), []
+    with dask.config.set(scheduler="threads", num_workers=2):
+        with xp.planning(True, threshold=4 * rows * 4 * 8):
+            c, got_s = xp.mean(x, axis=0), []
+            for _ in range(steps):
+                d = xp.subtract(x, c, broadcast_dimensions=(1,))
+                following = xp.mean(xp.abs(d), axis=0)  # (built first, still held)
+                got_s.append(float(xp.sum(d * d)))
+                c = following
+    for _ in range(steps):
+        want_s.append(((a - want_c) ** 2).sum())
+        want_c = np.abs(a - want_c).mean(axis=0)
+    np.testing.assert_allclose(got_s, want_s, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(c), want_c, rtol=1e-12)
+    # the first mean in a pass of its own, then one pass per step
+    assert store.loads == (steps + 1) * n_chunks
+    assert store.max_alive <= 4
+
+
+def test_a_held_array_is_computed_with_another_only_where_that_costs_no_pass_or_error():
+    """Still held and not computed: an array that would add a pass (it needs a mean of
+    the data first), one of another input, and one whose computation fails stay lazy;
+    the scalar asked for reads its input once and is right, and the failing array's
+    error comes when it is itself asked for."""
+    import strict_array as xp
+
+    n_chunks, rows = 16, 32
+    store, x = _held_input(n_chunks, rows, 12)
+    other_store, other = _held_input(n_chunks, rows, 13)
+
+    def fails(block: np.ndarray) -> np.ndarray:
+        raise ValueError("a block that cannot be computed")
+
+    with dask.config.set(scheduler="threads", num_workers=2):
+        with xp.planning(True, threshold=4 * rows * 4 * 8):
+            centred = xp.subtract(x, xp.mean(x, axis=0), broadcast_dimensions=(1,))
+            far = xp.sum(centred * centred, axis=0)  # (a mean first: two passes)
+            apart = xp.sum(other, axis=0)  # (another input)
+            broken = xp.sum(xp.asarray(x._data.map_blocks(fails, dtype=x.dtype)), axis=0)
+            total = float(xp.sum(x))
+            assert other_store.loads == 0
+            loads = store.loads
+            np.testing.assert_allclose(
+                np.asarray(far), ((store.data - store.data.mean(0)) ** 2).sum(0)
+            )
+            with pytest.raises(ValueError, match="cannot be computed"):
+                np.asarray(broken)
+            np.testing.assert_allclose(np.asarray(apart), other_store.data.sum(0))
+    np.testing.assert_allclose(total, store.data.sum(), rtol=1e-12)
+    # the scalar's pass, stopped by the failing array, and again without it
+    assert n_chunks < loads <= 2 * n_chunks

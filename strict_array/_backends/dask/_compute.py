@@ -148,16 +148,35 @@ def plan(datas: Sequence[da.Array]) -> _plan.Plan:
 
 
 def compute(datas: Sequence[da.Array]) -> list[np.ndarray]:
-    """Compute Dask arrays together (shared work is done once) as NumPy arrays."""
+    """Compute Dask arrays together (shared work is done once) as NumPy arrays.
+
+    Computed with them, and kept for later computations (:mod:`._keep`): the small
+    layers of their graph, when it is one pass (with passes, extra outputs would
+    change what streams); and the small arrays the program still holds that use the
+    same large input and add no pass (``_keep.pending``: an iterative algorithm's
+    next parameters, which its next step would read the data again for)."""
     if not datas:
         return []
     datas = _keep.substitute(datas)
     p = plan(datas)
-    # small results kept for later computations, when they come in the one pass
-    # (with passes, extra outputs would change what streams)
     extra = [] if p.reductions else _keep.candidates(datas)
-    if extra:
-        p = plan([*datas, *(e[0] for e in extra)])
+    more: list[tuple[da.Array, Any, _plan.LayerInfo]] = []
+    for m in _keep.pending(datas, planning_threshold()):
+        if len(plan([*datas, *(e[0] for e in (*extra, *more, m))]).passes) == len(p.passes):
+            more.append(m)
+    if more:
+        try:
+            return _computed(datas, [*extra, *more])
+        except Exception:  # (an error of an array not asked for: raised when it is)
+            pass
+    return _computed(datas, extra)
+
+
+def _computed(
+    datas: Sequence[da.Array], extra: Sequence[tuple[da.Array, Any, _plan.LayerInfo]]
+) -> list[np.ndarray]:
+    """``datas`` computed, with the ``extra`` arrays, whose values are kept."""
+    p = plan([*datas, *(e[0] for e in extra)])
     out = [np.asarray(r) for r in _plan.execute(p, compute=_keeping(p))]
     _keep.keep([(e[1], e[2]) for e in extra], out[len(datas) :])
     return out[: len(datas)]

@@ -472,7 +472,9 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
         value, index if isinstance(value, da.Array) else None,
         align_arrays=False, name=name, dtype=data.dtype, meta=data._meta,
     )  # fmt: skip
-    if all(k.step in (None, 1) for k in key):
+    if all(k.step in (None, 1) for k in key) and not may_be_kept(out):
+        # (not on a small array, which is read as it is: its versions would stay alive,
+        # each a candidate for ``_keep.pending``)
         setattr(
             out, _WRITTEN, (data, tuple(k.indices(n)[:2] for k, n in zip(key, data.shape)), value)
         )

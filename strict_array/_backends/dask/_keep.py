@@ -159,6 +159,49 @@ def candidates(datas: Sequence[da.Array]) -> list[tuple[da.Array, Any, _plan.Lay
     return found
 
 
+#: at most this many of the arrays still held, the latest made, are looked at by
+#: :func:`pending` (each is planned with the computation)
+MOST_PENDING = 32
+
+
+def pending(datas: Sequence[da.Array], large: int) -> list[tuple[da.Array, Any, _plan.LayerInfo]]:
+    """The small arrays strict_array made that the program still holds and that are not
+    computed yet, which use a layer of at least ``large`` bytes that ``datas`` use:
+    candidates to compute in the same passes (see ``_compute.compute``).
+
+    An iterative algorithm builds the next step's small parameters before it asks for
+    the scalar that ends this step: scikit-learn's GaussianMixture builds its M-step
+    (``nk``, ``means``) then asks ``abs(change) < tol``, and the next step's
+    ``change`` read the data again for them. Computed with the scalar, in the pass
+    that reads the data anyway, and kept, they are there when the next step needs
+    them."""
+    graph = _plan.merged_graph(datas)
+    if graph is None or not _tracked:
+        return []
+    inputs = {  # (the large layers: the data read, and what is computed from it)
+        k for k, layer in graph.layers.items()
+        if (_plan.layer_info(k, layer, False).nbytes or 0) >= large
+    }  # fmt: skip
+    if not inputs:
+        return []
+    with _lock:
+        held = [a for a in list(_tracked.values())[-MOST_PENDING:] if a.name not in _kept]
+    found = []
+    for a in held:
+        theirs = a.__dask_graph__()
+        if a.name in graph.layers or not isinstance(theirs, HighLevelGraph):
+            continue
+        layer = theirs.layers.get(a.name)
+        if layer is None or not inputs & theirs.layers.keys():
+            continue
+        info = _plan.layer_info(a.name, layer, False)
+        if info.chunks is None or not _plan.substitutable(info, layer):
+            continue
+        (a,) = substitute([a])
+        found.append((a, layer, info))
+    return found
+
+
 def _dropper(name: str) -> Any:
     return lambda _ref: _drop(name)  # (the layer is gone: so is its value)
 
