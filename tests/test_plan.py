@@ -182,6 +182,22 @@ def test_a_reduction_of_another_input_that_the_large_one_waits_for_is_cut():
     _same(_plan.execute(p), dask.compute(*outs))
 
 
+def test_a_row_wise_result_built_with_a_parameter_of_small_values_is_not_cut():
+    """GaussianMixture's E-step beside its M-step: a mask of each row's maximum (in x's
+    row blocks) built with a parameter computed from small values alone (its kept
+    precisions), and the centred data, both used by one contraction. Every block of
+    the mask is there with its row block of x: nothing waits for a whole reduction, so
+    one pass. The parameter, one block wide, made the mask count as one block wide:
+    a pass of its own at every EM step."""
+    x = da.from_array(DATA, chunks=(40, COLS))
+    precision = da.from_array(np.eye(COLS), chunks=-1) * 2.0  # (from small values alone)
+    mask = (x @ precision).max(axis=1, keepdims=True) > 1.0  # (small: 1 byte a row)
+    out = ((x - 1.0) * mask).T @ (x - 1.0)
+    p = _plan.plan([out], threshold_bytes=_threshold(x), small_bytes=512, trust_dask=True)
+    assert len(p.passes) == 1, str(p)
+    _same(_plan.execute(p), dask.compute(out))
+
+
 def test_threshold_above_the_input_means_one_graph():
     x = da.from_array(DATA, chunks=(40, COLS))
     p = _plan.plan([_natural(x)], threshold_bytes=x.nbytes + 1, trust_dask=True)

@@ -420,8 +420,15 @@ def _next_level(
             if not anc[c] & bit[big]:
                 # c is computed from other data in blocks (the mean of ``y`` beside
                 # ``X``), which Dask's order may read after L's blocks: all of them
-                # wait for c where it is one block wide
-                if anc[c] & in_blocks and (info[big].nbytes or 0) / blocks[narrow[0]] >= threshold:
+                # wait for c where it is one block wide, by a small layer that
+                # gathers data in blocks (not a parameter computed from small values
+                # alone: GaussianMixture's E-step mask, in X's row blocks, built with
+                # its kept precisions, was cut, a pass of its own at every step)
+                gathered = [m for m in narrow if m == c or anc[m] & in_blocks]
+                if (
+                    anc[c] & in_blocks
+                    and (info[big].nbytes or 0) / blocks[gathered[0]] >= threshold
+                ):
                     triggers.append(big)
                 continue
             # L's data is held until c is done, by a layer that waits for c. How much
