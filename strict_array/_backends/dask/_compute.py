@@ -169,14 +169,17 @@ def compute(datas: Sequence[da.Array]) -> list[np.ndarray]:
             return _computed(datas, [*extra, *more])
         except Exception:  # (an error of an array not asked for: raised when it is)
             pass
-    return _computed(datas, extra)
+    return _computed(datas, extra, p)
 
 
 def _computed(
-    datas: Sequence[da.Array], extra: Sequence[tuple[da.Array, Any, _plan.LayerInfo]]
+    datas: Sequence[da.Array],
+    extra: Sequence[tuple[da.Array, Any, _plan.LayerInfo]],
+    alone: _plan.Plan | None = None,
 ) -> list[np.ndarray]:
-    """``datas`` computed, with the ``extra`` arrays, whose values are kept."""
-    p = plan([*datas, *(e[0] for e in extra)])
+    """``datas`` computed, with the ``extra`` arrays, whose values are kept (``alone``:
+    the plan of ``datas`` alone, used where there is no extra)."""
+    p = alone if alone is not None and not extra else plan([*datas, *(e[0] for e in extra)])
     out = [np.asarray(r) for r in _plan.execute(p, compute=_keeping(p))]
     _keep.keep([(e[1], e[2]) for e in extra], out[len(datas) :])
     return out[: len(datas)]

@@ -122,10 +122,7 @@ def _steps_written_in_place(node: Any) -> Any:
     if not (isinstance(node, Task) and node.func is _execute_subgraph):
         return None
     steps: dict = node.args[0]
-    uses: defaultdict[Any, int] = defaultdict(int)  # (how many steps use each step)
-    for step in steps.values():
-        for d in getattr(step, "dependencies", ()):
-            uses[d] += 1
+    users = _plan.users_of(list(steps), _dependencies(steps))
     new = {}
     for k, step in steps.items():
         inner = _steps_written_in_place(step)
@@ -140,7 +137,7 @@ def _steps_written_in_place(node: Any) -> Any:
         if (
             isinstance(before, Task)
             and isinstance(before.func, BlockWrite)
-            and uses[first.key] == 1
+            and len(users[first.key]) == 1
             and not any(_refers_to(a, first.key) for a in (*rest, *step.kwargs.values()))
         ):
             new[k] = Task(k, BlockWrite(step.func.key, in_place=True), *step.args, **step.kwargs)
@@ -195,8 +192,7 @@ def reduced_together(dsk: dict, keys: Any, sizes: dict[Any, int]) -> dict:
     if Task is None:  # pragma: no cover - older Dask: no task objects
         return dsk
     wanted = set(flatten(keys))
-    deps = {k: frozenset(getattr(node, "dependencies", ())) for k, node in dsk.items()}
-    users = _plan.users_of(list(dsk), deps)
+    users = _plan.users_of(list(dsk), _dependencies(dsk))
 
     def size(key: Any) -> int | None:
         return sizes.get(key[0] if isinstance(key, tuple) else key)
@@ -245,11 +241,10 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
     }  # fmt: skip
     if not values:
         return dsk
-    users: defaultdict[Any, list[Any]] = defaultdict(list)
-    for k, node in dsk.items():
-        for d in getattr(node, "dependencies", ()):
-            if d in values:
-                users[d].append(k)
+    users = {
+        d: us for d, us in _plan.users_of(list(dsk), _dependencies(dsk)).items()
+        if d in values and us
+    }  # fmt: skip
     # (a value of one user moves into its task whatever its size: no byte is copied.
     # RidgeClassifierCV's sample weights, computed here in X's blocks, 2 MiB each,
     # were queued behind the reads of X on a cluster, and the blocks of X waited)
@@ -269,6 +264,11 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
         subs = {d: values[d] for d in getattr(node, "dependencies", ()) if d in inline}
         out[k] = node.substitute(subs, key=k) if subs else node
     return out
+
+
+def _dependencies(dsk: dict) -> dict[Any, frozenset]:
+    """Each task's dependencies (none for a value)."""
+    return {k: frozenset(getattr(node, "dependencies", ())) for k, node in dsk.items()}
 
 
 def _refers_to(arg: Any, key: Any) -> bool:
