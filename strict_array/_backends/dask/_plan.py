@@ -403,16 +403,29 @@ def _next_level(
         held[big] = b
 
     in_blocks = sum(bit[n] for n in order if (info[n].nblocks or 1) > 1)
+    # the small layers by their number of blocks, fewest first, as bit sets: the
+    # narrowest small layer of a set is the first group it meets
+    by_blocks: dict[int, int] = {}
+    for m in smalls:
+        by_blocks[blocks[m]] = by_blocks.get(blocks[m], 0) | bit[m]
+    groups = sorted(by_blocks.items())
+
+    def narrowest(among: int) -> int:
+        return next(k for k, members in groups if among & members)
+
+    # the small layers that gather data in blocks (not parameters of small values alone)
+    gathering = sum(bit[m] for m in smalls if anc[m] & in_blocks)
+    reached = 0  # every layer some large layer's data reaches
+    for b in held.values():
+        reached |= b
     outs = set(outputs)
     cuts: dict[str, list[str]] = {}
     for c in smalls:
-        if c not in candidates:
+        if c not in candidates or not reached & desc[c]:
             continue
         # as far downstream as possible: the last small layer before data joins again
         if c not in outs and all(is_small(d) for d in dependents[c]):
             continue
-        # the small layers from which c is computed (c included), narrowest first
-        narrow = sorted((m for m in smalls if (anc[c] | bit[c]) & bit[m]), key=lambda m: blocks[m])
         triggers = []
         for big in large:
             if not held[big] & desc[c]:
@@ -424,17 +437,18 @@ def _next_level(
                 # gathers data in blocks (not a parameter computed from small values
                 # alone: GaussianMixture's E-step mask, in X's row blocks, built with
                 # its kept precisions, was cut, a pass of its own at every step)
-                gathered = [m for m in narrow if m == c or anc[m] & in_blocks]
                 if (
                     anc[c] & in_blocks
-                    and (info[big].nbytes or 0) / blocks[gathered[0]] >= threshold
+                    and (info[big].nbytes or 0) / narrowest((anc[c] & gathering) | bit[c])
+                    >= threshold
                 ):
                     triggers.append(big)
                 continue
             # L's data is held until c is done, by a layer that waits for c. How much
             # of it: L's bytes over the blocks of the narrowest small layer between L
-            # and c (a reduction along an axis that is one chunk wide holds one chunk)
-            width = next(blocks[m] for m in narrow if m == c or anc[m] & bit[big])
+            # and c, c included (a reduction along an axis that is one chunk wide
+            # holds one chunk)
+            width = narrowest((anc[c] & desc[big]) | bit[c])
             if (info[big].nbytes or 0) / width >= threshold:
                 triggers.append(big)
         if triggers:
