@@ -1424,6 +1424,50 @@ def test_assigning_a_lazy_value_does_not_copy_its_graph():
     np.testing.assert_array_equal(np.asarray(a), np.eye(6))
 
 
+def test_a_small_parameter_written_element_by_element_grows_by_one_layer_a_write():
+    """``a[i, i] = v[i]`` into a view of a small array in one block, as scikit-learn's
+    ``_add_to_diagonal`` adds to each covariance of GaussianMixture: one layer for the
+    view and one for the array it is a view of, per write. Each layer made costs as much
+    as the history it joins: the region's shape reckoned by selecting, and the value
+    reshaped to the key's axes, were three more per write."""
+    covariances = xp.zeros((3, 4, 4), device=xp.DASK)
+    expected = np.zeros((3, 4, 4))
+    for k in range(3):
+        covariances[k, :, :] = xp.ones((4, 4), device=xp.DASK) * float(k)
+        expected[k, :, :] = float(k)
+        view = covariances[k, :, :]
+        value = xp.linalg.diagonal(view) + 0.5
+        before = len(
+            covariances._data.__dask_graph__().layers.keys() | value._data.dask.layers.keys()
+        )
+        for i in range(4):
+            view[i, i] = value[i]
+        # per write: the value's element, the view's write, the array's write
+        assert len(covariances._data.__dask_graph__().layers) - before == 3 * 4
+        expected[k] += 0.5 * np.eye(4)
+    np.testing.assert_array_equal(np.asarray(covariances), expected)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [(1, 2), (-1, slice(None)), (slice(1, None, 2), -3), (Ellipsis, 0), (None, 1, Ellipsis),
+     (slice(None), None, slice(2, 0, -1)), (0, 0, 0), (slice(5, 9),), ()],
+)  # fmt: skip
+def test_a_writes_region_is_the_selections_shape_reckoned_from_the_key(key):
+    from strict_array._backends.dask._indexing import _selected_shape
+
+    data = da.zeros((4, 5, 3), chunks=2)
+    expected = data[key].shape
+    assert _selected_shape(data, key) == expected
+
+
+def test_a_writes_region_out_of_bounds_is_dasks_error():
+    from strict_array._backends.dask._indexing import _selected_shape
+
+    with pytest.raises(IndexError):
+        _selected_shape(da.zeros((4, 5), chunks=2), (4, 0))
+
+
 @pytest.mark.parametrize("target_chunks", [-1, (3000, 1000)])
 def test_columns_assigned_from_row_blocks_stream_with_their_input(target_chunks):
     """``log_prob[:, k] = v_k`` into an array of Dask's own blocks (GaussianMixture's

@@ -22,6 +22,7 @@ from typing import Any, cast
 import dask.array as da
 import numpy as np
 
+from ..._broadcasting import index_shape
 from ._basics import (
     config_bytes,
     made_from_nothing,
@@ -577,13 +578,33 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
     return out
 
 
+def _selected_shape(data: da.Array, key: Any) -> tuple:
+    """``data[key].shape``, from the key alone where it is made of ints in bounds,
+    slices, ``None`` and ``...`` and ``data``'s sizes are known; else from Dask's
+    selection. A selection builds graph, which costs as much as the history it joins:
+    scikit-learn's ``_add_to_diagonal`` writes a small parameter element by element
+    (``a[i, i] = v[i]``, 1056 writes in ten EM steps of GaussianMixture)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    consuming = [p for p in parts if p is not None and p is not Ellipsis]
+    if (
+        all(type(p) in (int, slice) for p in consuming)
+        and len(consuming) <= data.ndim
+        and not any(_unknown(n) for n in data.shape)
+    ):
+        shape = tuple(int(n) for n in data.shape)
+        full = _one_per_axis(tuple(p for p in parts if p is not None), data.ndim)
+        if full is not None and all(type(p) is not int or -n <= p < n for p, n in zip(full, shape)):
+            return index_shape("__setitem__", shape, parts)
+    return getitem(data, key).shape
+
+
 def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
     value = _as_value(value, data.dtype)
     if key is Ellipsis:  # the whole array: also for unknown sizes, which setitem refuses
         return _fill(data, value)
     key = _checked_key(data, key)
     parts = key if isinstance(key, tuple) else (key,)
-    region = getitem(data, key).shape
+    region = _selected_shape(data, key)
     if not any(isinstance(p, _INDEX_ARRAYS) for p in parts):  # negative steps made forward
         parts, flip = _forward_slices(data, parts)
         if flip and isinstance(value, da.Array):
@@ -592,7 +613,7 @@ def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
     if any(k is None for k in parts):  # Dask's setitem takes no new axes: drop them
         parts = tuple(k for k in parts if k is not None)
         key = parts if len(parts) != 1 else parts[0]
-        narrower = getitem(data, key).shape
+        narrower = _selected_shape(data, key)
         if isinstance(value, da.Array):
             if any(_unknown(s) for s in region):
                 raise ValueError(
@@ -616,7 +637,12 @@ def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
     within = _within_blocks(data, as_slices) if sized and not (ellipsis and ints) else None
     if within is not None:
         if ints and isinstance(value, da.Array):
-            value = reshape(da.broadcast_to(value, region), getitem(data, as_slices).shape)
+            if may_be_kept(data) and all(n == 1 for n in (*data.numblocks, *value.numblocks)):
+                # (a small parameter written element by element, ``a[i, i] = v[i]``: one
+                # step, not a reshape of the value to the key's axes and a write, as each
+                # step builds graph that costs as much as the history it joins)
+                return _assign_in_one_block(data, key, value)
+            value = reshape(da.broadcast_to(value, region), _selected_shape(data, as_slices))
         return _assign_blockwise(data, cast(tuple[slice, ...], within), value)
     if any(_unknown(s) for s in data.shape):
         raise ValueError(
