@@ -843,6 +843,54 @@ def test_an_iterations_next_parameters_are_computed_in_the_pass_that_reads_the_d
     assert store.max_alive <= 4
 
 
+def test_a_selection_by_a_mask_counted_in_a_pass_keeps_what_the_pass_computed():
+    """scikit-learn's r2_score: ``numerator[valid]`` and ``denominator[valid]``, with
+    ``valid = denominator != 0``, each selection's mask persisted to count it. The
+    denominator, in the mask's graph, and the numerator, still held, are computed and
+    kept in the pass that counts the mask: one read of the input, where each selection
+    read it again. NumPy's values."""
+    import strict_array as xp
+
+    n_chunks, rows = 16, 32
+    store, x = _held_input(n_chunks, rows, 14)
+    a = np.asarray(store.data)
+    with dask.config.set(scheduler="threads", num_workers=2):
+        with xp.planning(True, threshold=4 * rows * 4 * 8), xp.known_sizes():
+            numerator = xp.sum(x * x, axis=0)
+            denominator = xp.sum(xp.abs(x), axis=0)
+            valid = denominator != 0
+            fraction = numerator[valid] / denominator[valid]
+            got = np.asarray(fraction)
+    np.testing.assert_allclose(got, (a * a).sum(axis=0) / np.abs(a).sum(axis=0), rtol=1e-12)
+    assert store.loads == n_chunks
+
+
+def test_the_small_results_of_a_computation_in_passes_are_kept_where_that_adds_no_pass():
+    """An SVD's singular values, masked, as scikit-learn's Ridge does (``s[s > 1e-15]``,
+    then ``d[idx] = ...`` through the same mask): the mask's computation is planned in
+    passes, and ``s``, a small result of it, is kept with it; counting the mask again
+    reads nothing."""
+    import strict_array as xp
+
+    n_chunks, rows = 16, 32
+    store, x = _held_input(n_chunks, rows, 15)
+    a = np.asarray(store.data)
+    with dask.config.set(scheduler="threads", num_workers=2):
+        with xp.planning(True, threshold=4 * rows * 4 * 8), xp.known_sizes():
+            centred = xp.subtract(x, xp.mean(x, axis=0), broadcast_dimensions=(1,))
+            s = xp.linalg.svdvals(centred)
+            idx = s > 1e-15
+            first = s[idx]
+            loads = store.loads
+            again = xp.zeros(4, device=xp.DASK)
+            again[idx] = 1 / first
+            got = np.asarray(again)
+    want = np.linalg.svd(a - a.mean(axis=0), compute_uv=False)
+    np.testing.assert_allclose(np.asarray(first), want, rtol=1e-10)
+    np.testing.assert_allclose(got, 1 / want, rtol=1e-10)
+    assert store.loads == loads
+
+
 def test_a_held_array_is_computed_with_another_only_where_that_costs_no_pass_or_error():
     """Still held and not computed: an array that would add a pass (it needs a mean of
     the data first), one of another input, and one whose computation fails stay lazy;

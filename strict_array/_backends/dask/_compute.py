@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import dask
@@ -151,25 +151,52 @@ def compute(datas: Sequence[da.Array]) -> list[np.ndarray]:
     """Compute Dask arrays together (shared work is done once) as NumPy arrays.
 
     Computed with them, and kept for later computations (:mod:`._keep`): the small
-    layers of their graph, when it is one pass (with passes, extra outputs would
+    layers of their graph, where that adds no pass (extra outputs that add one would
     change what streams); and the small arrays the program still holds that use the
     same large input and add no pass (``_keep.pending``: an iterative algorithm's
     next parameters, which its next step would read the data again for)."""
+    return _with_extras(datas, _computed)
+
+
+def persist(datas: Sequence[da.Array]) -> list[da.Array]:
+    """Compute Dask arrays together and keep them in memory (or on the cluster).
+
+    Computed with them and kept, as by :func:`compute`: the small layers of their
+    graph and the held small arrays that add no pass. scikit-learn's r2_score selects
+    ``numerator[valid_score]`` and ``denominator[valid_score]``, each selection by a
+    mask persisted to count it: the numerator and denominator, made from the data,
+    were computed again by each (6 passes over ``X`` to score a Ridge)."""
+    return _with_extras(datas, _persisted)
+
+
+def _with_extras(datas: Sequence[da.Array], run: Callable[..., list]) -> list:
+    """``run(datas, extra, plan)``, ``extra`` what to compute and keep with ``datas``:
+    the small layers of their graph, and the held small arrays, that add no pass (the
+    held ones tried first; without them, if that fails)."""
     if not datas:
         return []
     datas = _keep.substitute(datas)
     p = plan(datas)
-    extra = [] if p.reductions else _keep.candidates(datas)
+    extra = _keep.candidates(datas)
+    # (with passes, only where the extra outputs leave them as they are: scikit-learn's
+    # Ridge selects ``s[s > 1e-15]`` of an SVD planned in two passes, then assigns
+    # through the mask again, and ``s`` was computed again from the data)
+    if (
+        extra
+        and p.reductions
+        and len(plan([*datas, *(e[0] for e in extra)]).passes) != len(p.passes)
+    ):
+        extra = []
     more: list[tuple[da.Array, Any, _plan.LayerInfo]] = []
     for m in _keep.pending(datas, planning_threshold()):
         if len(plan([*datas, *(e[0] for e in (*extra, *more, m))]).passes) == len(p.passes):
             more.append(m)
     if more:
         try:
-            return _computed(datas, [*extra, *more])
+            return run(datas, [*extra, *more])
         except Exception:  # (an error of an array not asked for: raised when it is)
             pass
-    return _computed(datas, extra, p)
+    return run(datas, extra, p)
 
 
 def _computed(
@@ -185,14 +212,19 @@ def _computed(
     return out[: len(datas)]
 
 
-def persist(datas: Sequence[da.Array]) -> list[da.Array]:
-    """Compute Dask arrays together and keep them in memory (or on the cluster)."""
-    if not datas:
-        return []
-    datas = _keep.substitute(datas)
-    p = plan(datas)
+def _persisted(
+    datas: Sequence[da.Array],
+    extra: Sequence[tuple[da.Array, Any, _plan.LayerInfo]],
+    alone: _plan.Plan | None = None,
+) -> list[da.Array]:
+    """``datas`` persisted, with the ``extra`` arrays, whose values are kept."""
+    p = alone if alone is not None and not extra else plan([*datas, *(e[0] for e in extra)])
     final = _plan.rewrite(p, compute=_keeping(p))
-    return _run(final, persist=True, title=p.passes[-1].title if p.reductions else None)
+    out = _run(final, persist=True, title=p.passes[-1].title if p.reductions else None)
+    if extra:  # (their blocks are in memory, or on the workers: gathered, not computed)
+        values = [np.asarray(v) for v in _run(out[len(datas) :])]
+        _keep.keep([(e[1], e[2]) for e in extra], values)
+    return out[: len(datas)]
 
 
 def store(datas: Sequence[da.Array], targets: Sequence[Any]) -> None:
