@@ -891,6 +891,44 @@ def test_the_small_results_of_a_computation_in_passes_are_kept_where_that_adds_n
     assert store.loads == loads
 
 
+def test_a_result_rebuilt_on_the_same_input_is_not_computed_again(tmp_path, monkeypatch):
+    """scikit-learn checks ``isfinite(sum(X))`` when it fits and again when it predicts,
+    each time a new array: the same computation of the same input layers is found
+    kept while the input lives. An input opened again (a store that may have been
+    written meanwhile) is read again, and the value goes with the input."""
+    import gc
+
+    import zarr
+
+    import strict_array as xp
+    from strict_array._backends.dask import _keep
+
+    path = str(tmp_path / "x.zarr")
+    data = np.random.default_rng(16).standard_normal((64, 4))
+    xp.to_zarr(xp.asarray(data, device=xp.DASK, chunks=(16, 4)), path)
+    x = xp.from_zarr(path)
+    reads = []
+    read = zarr.Array.__getitem__
+    monkeypatch.setattr(zarr.Array, "__getitem__", lambda a, k: reads.append(k) or read(a, k))
+    first = bool(xp.isfinite(xp.sum(x)))
+    gc.collect()
+    again = bool(xp.isfinite(xp.sum(x)))
+    assert first and again
+    assert len(reads) == 4  # (the second read nothing)
+    total = float(xp.sum(x))
+    np.testing.assert_allclose(total, data.sum(), rtol=1e-12)
+
+    name = xp.sum(x)._data.name
+    assert name in _keep._kept
+    y = xp.from_zarr(path)  # (the same name, another input layer)
+    assert xp.sum(y)._data.name == name
+    xp.to_zarr(xp.asarray(2 * data, device=xp.DASK, chunks=(16, 4)), path, overwrite=True)
+    np.testing.assert_allclose(float(xp.sum(y)), 2 * data.sum(), rtol=1e-12)
+    del x, y
+    gc.collect()
+    assert name not in _keep._kept
+
+
 def test_a_held_array_is_computed_with_another_only_where_that_costs_no_pass_or_error():
     """Still held and not computed: an array that would add a pass (it needs a mean of
     the data first), one of another input, and one whose computation fails stay lazy;

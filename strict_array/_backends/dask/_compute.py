@@ -208,7 +208,7 @@ def _computed(
     the plan of ``datas`` alone, used where there is no extra)."""
     p = alone if alone is not None and not extra else plan([*datas, *(e[0] for e in extra)])
     out = [np.asarray(r) for r in _plan.execute(p, compute=_keeping(p))]
-    _keep.keep([(e[1], e[2]) for e in extra], out[len(datas) :])
+    _keep.keep(extra, out[len(datas) :])
     return out[: len(datas)]
 
 
@@ -223,7 +223,7 @@ def _persisted(
     out = _run(final, persist=True, title=p.passes[-1].title if p.reductions else None)
     if extra:  # (their blocks are in memory, or on the workers: gathered, not computed)
         values = [np.asarray(v) for v in _run(out[len(datas) :])]
-        _keep.keep([(e[1], e[2]) for e in extra], values)
+        _keep.keep(extra, values)
     return out[: len(datas)]
 
 

@@ -11,10 +11,14 @@ between two ``compute`` calls.
 Here each computation also returns the *small* layers of its graph (declared by
 strict_array, at most ``strict_array.keep-bytes`` each, computed from something
 that is not small), and keeps their blocks. A later computation whose graph
-holds the very same layer object (not only the same name: a layer rebuilt from
-an input that may have changed, e.g. a Zarr store, is computed again) starts
-from the kept blocks. A kept value lives as long as the layer object, that is
-as long as some lazy array built on it; the total is bounded
+holds the very same layer object, or a layer of the same name rebuilt on the very
+same input layers (the layers without dependencies it is computed from, none of
+them a kept value), starts from the kept blocks. Not the same name alone: a layer
+rebuilt from an input opened again, which may have changed (a Zarr store), is
+computed again. A kept value lives as long as the layer object, that is as long as
+some lazy array built on it, and a value computed from inputs alone as long as
+those inputs: scikit-learn checks ``isfinite(sum(X))`` when it fits and again when
+it predicts, each time a new array, which read ``X`` again. The total is bounded
 (``strict_array.keep-total``, oldest dropped first).
 
 The arrays strict_array returned whose layer is kept are cut from their history: their
@@ -45,8 +49,9 @@ DEFAULT_KEEP, DEFAULT_TOTAL = "1 MiB", "256 MiB"
 #: name -> the small arrays strict_array returned (cut from their history once computed)
 _tracked: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictionary()
 
-#: layer name -> (weak reference to the layer object, block keys, blocks, bytes)
-_kept: OrderedDict[str, tuple[Any, list, list, int]] = OrderedDict()
+#: layer name -> (weak reference to the layer object, block keys, blocks, bytes, weak
+#: references to its input layers by name, or None: see :func:`_inputs`)
+_kept: OrderedDict[str, tuple[Any, list, list, int, dict[str, Any] | None]] = OrderedDict()
 _total = [0]
 _lock = threading.RLock()  # computations run from several threads
 
@@ -92,7 +97,7 @@ def _hits(graph: HighLevelGraph) -> dict[str, tuple[list[Any], Sequence[Any]]]:
     with _lock:
         for name, layer in graph.layers.items():
             entry = _kept.get(name)
-            if entry is not None and entry[0]() is layer:
+            if entry is not None and (entry[0]() is layer or _same_inputs(graph, name, entry[4])):
                 hits[name] = (entry[1], entry[2])
                 _kept.move_to_end(name)
     return hits
@@ -202,19 +207,61 @@ def pending(datas: Sequence[da.Array], large: int) -> list[tuple[da.Array, Any, 
     return found
 
 
-def _dropper(name: str) -> Any:
-    return lambda _ref: _drop(name)  # (the layer is gone: so is its value)
+def _inputs(graph: Any, name: str) -> dict[str, Any] | None:
+    """The layers without dependencies that ``name`` is computed from in ``graph``, by
+    name; None where one of them is a kept value (made again at each substitution, so
+    never the same object twice) or where there is none."""
+    deps = graph.dependencies
+    seen: set[str] = set()
+    stack, found = [name], {}
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        below = deps.get(n, ())
+        if not below and n != name:
+            if n in _kept:
+                return None
+            found[n] = graph.layers[n]
+        stack.extend(below)
+    return found or None
 
 
-def keep(items: Sequence[tuple[Any, _plan.LayerInfo]], values: Sequence[np.ndarray]) -> None:
-    """Keep the computed ``values`` of the layers ``items`` (layer object, info)."""
-    for (layer, info), value in zip(items, values):
+def _same_inputs(graph: Any, name: str, inputs: dict[str, Any] | None) -> bool:
+    """Whether ``name`` in ``graph`` is computed from the very layer objects ``inputs``
+    refers to (then, of the same name, it is the same computation of the same data)."""
+    if not inputs:
+        return False
+    now = _inputs(graph, name)
+    return (
+        now is not None and now.keys() == inputs.keys() and all(inputs[k]() is now[k] for k in now)
+    )
+
+
+def _release(name: str, ref: Any) -> None:
+    """``ref``, a weak reference of ``name``'s entry, is dead: the layer, while its
+    inputs live, leaves the value to be found by them; an input takes it with it."""
+    with _lock:
+        entry = _kept.get(name)
+        if entry is None:
+            return
+        inputs = entry[4] or {}
+        if ref is entry[0] and not (inputs and all(i() is not None for i in inputs.values())):
+            _drop(name)
+        elif any(ref is i for i in inputs.values()):
+            _drop(name)
+
+
+def keep(items: Sequence[tuple[da.Array, Any, _plan.LayerInfo]], values: Sequence[Any]) -> None:
+    """Keep the computed ``values`` of ``items`` (their array, layer object, info)."""
+    for (a, layer, info), value in zip(items, values):
         value = np.asarray(value)
         assert info.chunks is not None  # (a candidate's chunks are known)
         keys = _plan.block_keys(info)
         offsets = [np.cumsum((0, *c)) for c in info.chunks]
         blocks = [value[tuple(slice(o[i], o[i + 1]) for o, i in zip(offsets, k[1:]))] for k in keys]
-        _store(info.name, layer, keys, blocks, value.nbytes)
+        _store(info.name, layer, keys, blocks, value.nbytes, _inputs(a.dask, info.name))
 
 
 def keep_pass(arrays: Sequence[da.Array], step: _plan.Pass, results: Sequence[Any]) -> None:
@@ -227,19 +274,24 @@ def keep_pass(arrays: Sequence[da.Array], step: _plan.Pass, results: Sequence[An
     for info, blocks in zip(step.layers, results):
         layer = graph.layers.get(info.name)
         if layer is not None and info.nbytes is not None and info.nbytes <= limit:
-            _store(info.name, layer, _plan.block_keys(info), list(blocks), info.nbytes)
+            keys, inputs = _plan.block_keys(info), _inputs(graph, info.name)
+            _store(info.name, layer, keys, list(blocks), info.nbytes, inputs)
 
 
-def _store(name: str, layer: Any, keys: list, blocks: list, nbytes: int) -> None:
+def _store(
+    name: str, layer: Any, keys: list, blocks: list, nbytes: int, inputs: dict[str, Any] | None
+) -> None:
     total = config_bytes(TOTAL_KEY, DEFAULT_TOTAL)
     _drop(name)
+    release = lambda ref: _release(name, ref)  # noqa: E731
     try:
-        ref = weakref.ref(layer, _dropper(name))
+        ref = weakref.ref(layer, release)
+        refs = {k: weakref.ref(i, release) for k, i in (inputs or {}).items()}
     except TypeError:
         return
     _cut(name, layer, keys, blocks)
     with _lock:
-        _kept[name] = (ref, keys, blocks, nbytes)
+        _kept[name] = (ref, keys, blocks, nbytes, refs or None)
         _total[0] += nbytes
         while _total[0] > total and _kept:
             _drop(next(iter(_kept)))
