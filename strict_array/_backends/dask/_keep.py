@@ -283,7 +283,10 @@ def _store(
 ) -> None:
     total = config_bytes(TOTAL_KEY, DEFAULT_TOTAL)
     _drop(name)
-    release = lambda ref: _release(name, ref)  # noqa: E731
+
+    def release(ref: Any) -> None:
+        _release(name, ref)
+
     try:
         ref = weakref.ref(layer, release)
         refs = {k: weakref.ref(i, release) for k, i in (inputs or {}).items()}
