@@ -234,6 +234,23 @@ def test_small_values_computed_on_the_way_are_kept():
     assert passes == 2 and planned.loads == 2 * 16
 
 
+def test_a_small_row_wise_result_of_the_data_waits_for_its_parameter_with_the_data():
+    """``X @ coef``, one column (small when X is), with ``coef`` a reduction over X
+    (Ridge's predictions, ``r2_score``'s check of them): X's blocks wait for ``coef``
+    in the product, so ``coef`` is a cut point, though the product itself is small.
+    On 0.5 GiB it was not, and Ridge(solver='svd') held X whole (1.2 GiB)."""
+    x = da.from_array(DATA, chunks=(40, COLS))
+    y = da.from_array(DATA[:, 0], chunks=40)
+    coef = x.T @ y
+    out = (x @ coef).sum()
+    column = ROWS * 8  # (x @ coef's bytes: below small_bytes)
+    p = _plan.plan([out], threshold_bytes=_threshold(x), small_bytes=2 * column, trust_dask=True)
+    assert len(p.passes) == 2
+    (cut,) = p.passes[0].layers  # (coef, as the product takes it: coef[:, None])
+    assert cut.nbytes == COLS * 8 and coef.name in out.dask.dependencies[cut.name]
+    _same(_plan.execute(p), dask.compute(out))
+
+
 def test_progress_hook_gets_each_pass_and_plan_prints():
     x = da.from_array(DATA, chunks=(40, COLS))
     out = (x - x.mean(axis=0)) / _std_by_hand(x)

@@ -397,9 +397,13 @@ def _next_level(
         b, stack = 0, [big]
         while stack:
             for d in dependents[stack.pop()]:
-                if not is_small(d) and not b & bit[d]:
+                if not b & bit[d]:
+                    # (a small layer made from that data waits with it too: Ridge's
+                    # ``X @ coef``, n x 1, is small on 0.5 GiB, and X's blocks waited
+                    # whole for ``coef``; the data stops there)
                     b |= bit[d]
-                    stack.append(d)
+                    if not is_small(d):
+                        stack.append(d)
         held[big] = b
 
     in_blocks = sum(bit[n] for n in order if (info[n].nblocks or 1) > 1)
@@ -424,7 +428,8 @@ def _next_level(
         if c not in candidates or not reached & desc[c]:
             continue
         # as far downstream as possible: the last small layer before data joins again
-        if c not in outs and all(is_small(d) for d in dependents[c]):
+        # (at a small layer too, that the data reaches: ``X @ coef``)
+        if c not in outs and all(is_small(d) and not reached & bit[d] for d in dependents[c]):
             continue
         triggers = []
         for big in large:
