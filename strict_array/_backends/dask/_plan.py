@@ -529,7 +529,8 @@ def plan(
 
     - C has a large ancestor L (known size >= ``threshold_bytes``), and L's data also
       reaches a layer J that depends on C, through layers that are not known to be
-      small (so L's chunks, or data derived from them, wait in memory for C);
+      small (so L's chunks, or data derived from them, wait in memory for C); J itself
+      may be small (``X @ coef``, one column, waits with X's blocks for ``coef``);
     - or C is computed from other data in several blocks, one block wide (the mean of
       ``y`` in ``X.T @ (y - mean(y))``), and a large L's data reaches such a J: Dask's
       order may compute C after L's blocks, which then all wait for it;
