@@ -170,43 +170,43 @@ def persist(datas: Sequence[da.Array]) -> list[da.Array]:
 
 
 def _with_extras(datas: Sequence[da.Array], run: Callable[..., list]) -> list:
-    """``run(datas, extra, plan)``, ``extra`` what to compute and keep with ``datas``:
-    the small layers of their graph, and the held small arrays, that add no pass (the
-    held ones tried first; without them, if that fails)."""
+    """``run(datas, extra, plan)``, ``extra`` what to compute and keep with ``datas`` and
+    ``plan`` that of them all: the small layers of their graph, and the held small
+    arrays, that add no pass (the held ones tried first; without them, if that fails)."""
     if not datas:
         return []
     datas = _keep.substitute(datas)
-    p = plan(datas)
-    extra = _keep.candidates(datas)
-    # (with passes, only where the extra outputs leave them as they are: scikit-learn's
-    # Ridge selects ``s[s > 1e-15]`` of an SVD planned in two passes, then assigns
-    # through the mask again, and ``s`` was computed again from the data)
-    if (
-        extra
-        and p.reductions
-        and len(plan([*datas, *(e[0] for e in extra)]).passes) != len(p.passes)
-    ):
-        extra = []
+    alone = plan(datas)
+    extra, together = _keep.candidates(datas), alone
+    if extra:
+        together = plan([*datas, *(e[0] for e in extra)])
+        # (with passes, only where the extra outputs leave them as they are: scikit-learn's
+        # Ridge selects ``s[s > 1e-15]`` of an SVD planned in two passes, then assigns
+        # through the mask again, and ``s`` was computed again from the data)
+        if alone.reductions and len(together.passes) != len(alone.passes):
+            extra, together = [], alone
     more: list[tuple[da.Array, Any, _plan.LayerInfo]] = []
+    with_more = together
     for m in _keep.pending(datas, planning_threshold()):
-        if len(plan([*datas, *(e[0] for e in (*extra, *more, m))]).passes) == len(p.passes):
+        tried = plan([*datas, *(e[0] for e in (*extra, *more, m))])
+        if len(tried.passes) == len(alone.passes):
             more.append(m)
+            with_more = tried
     if more:
         try:
-            return run(datas, [*extra, *more])
+            return run(datas, [*extra, *more], with_more)
         except Exception:  # (an error of an array not asked for: raised when it is)
             pass
-    return run(datas, extra, p)
+    return run(datas, extra, together)
 
 
 def _computed(
     datas: Sequence[da.Array],
     extra: Sequence[tuple[da.Array, Any, _plan.LayerInfo]],
-    alone: _plan.Plan | None = None,
+    p: _plan.Plan,
 ) -> list[np.ndarray]:
-    """``datas`` computed, with the ``extra`` arrays, whose values are kept (``alone``:
-    the plan of ``datas`` alone, used where there is no extra)."""
-    p = alone if alone is not None and not extra else plan([*datas, *(e[0] for e in extra)])
+    """``datas`` computed, with the ``extra`` arrays, whose values are kept (``p``: the
+    plan of them all)."""
     out = [np.asarray(r) for r in _plan.execute(p, compute=_keeping(p))]
     _keep.keep(extra, out[len(datas) :])
     return out[: len(datas)]
@@ -215,10 +215,10 @@ def _computed(
 def _persisted(
     datas: Sequence[da.Array],
     extra: Sequence[tuple[da.Array, Any, _plan.LayerInfo]],
-    alone: _plan.Plan | None = None,
+    p: _plan.Plan,
 ) -> list[da.Array]:
-    """``datas`` persisted, with the ``extra`` arrays, whose values are kept."""
-    p = alone if alone is not None and not extra else plan([*datas, *(e[0] for e in extra)])
+    """``datas`` persisted, with the ``extra`` arrays, whose values are kept (``p``: the
+    plan of them all)."""
     final = _plan.rewrite(p, compute=_keeping(p))
     out = _run(final, persist=True, title=p.passes[-1].title if p.reductions else None)
     if extra:  # (their blocks are in memory, or on the workers: gathered, not computed)

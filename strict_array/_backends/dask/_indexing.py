@@ -586,11 +586,7 @@ def _selected_shape(data: da.Array, key: Any) -> tuple:
     (``a[i, i] = v[i]``, 1056 writes in ten EM steps of GaussianMixture)."""
     parts = key if isinstance(key, tuple) else (key,)
     consuming = [p for p in parts if p is not None and p is not Ellipsis]
-    if (
-        all(type(p) in (int, slice) for p in consuming)
-        and len(consuming) <= data.ndim
-        and not any(_unknown(n) for n in data.shape)
-    ):
+    if all(type(p) in (int, slice) for p in consuming) and not any(_unknown(n) for n in data.shape):
         shape = tuple(int(n) for n in data.shape)
         full = _one_per_axis(tuple(p for p in parts if p is not None), data.ndim)
         if full is not None and all(type(p) is not int or -n <= p < n for p, n in zip(full, shape)):
@@ -637,7 +633,7 @@ def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
     within = _within_blocks(data, as_slices) if sized and not (ellipsis and ints) else None
     if within is not None:
         if ints and isinstance(value, da.Array):
-            if may_be_kept(data) and all(n == 1 for n in (*data.numblocks, *value.numblocks)):
+            if may_be_kept(data) and _in_one_block(data, parts, value):
                 # (a small parameter written element by element, ``a[i, i] = v[i]``: one
                 # step, not a reshape of the value to the key's axes and a write, as each
                 # step builds graph that costs as much as the history it joins)
@@ -662,11 +658,7 @@ def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
             else value
         )
         return reshape(out, data.shape)
-    if (
-        all(n == 1 for n in data.numblocks)
-        and not any(isinstance(p, _INDEX_ARRAYS) for p in parts)
-        and (not isinstance(value, da.Array) or all(n == 1 for n in value.numblocks))
-    ):
+    if _in_one_block(data, parts, value):
         return _assign_in_one_block(data, key, value)
     if isinstance(value, da.Array):
         return _setitem_shallow(_split_as_value(data, parts, value, region), key, value)
@@ -708,6 +700,16 @@ def _split_as_value(data: da.Array, parts: tuple, value: da.Array, region: tuple
         ):
             chunks[a] = value.chunks[i]
     return rechunk(data, chunks) if chunks else data
+
+
+def _in_one_block(data: da.Array, parts: tuple, value: Any) -> bool:
+    """Whether ``data[parts] = value`` can be one task: ``data`` and the value each in
+    one block, and no index array in the key."""
+    return (
+        all(n == 1 for n in data.numblocks)
+        and not any(isinstance(p, _INDEX_ARRAYS) for p in parts)
+        and (not isinstance(value, da.Array) or all(n == 1 for n in value.numblocks))
+    )
 
 
 def _assign_in_one_block(data: da.Array, key: Any, value: Any) -> da.Array:

@@ -212,20 +212,10 @@ def _inputs(graph: Any, name: str) -> dict[str, Any] | None:
     name; None where one of them is a kept value (made again at each substitution, so
     never the same object twice) or where there is none."""
     deps = graph.dependencies
-    seen: set[str] = set()
-    stack, found = [name], {}
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        below = deps.get(n, ())
-        if not below and n != name:
-            if n in _kept:
-                return None
-            found[n] = graph.layers[n]
-        stack.extend(below)
-    return found or None
+    roots = {n for n in _plan.reachable([name], deps) if n != name and not deps.get(n)}
+    if not roots or roots & _kept.keys():
+        return None
+    return {n: graph.layers[n] for n in roots}
 
 
 def _same_inputs(graph: Any, name: str, inputs: dict[str, Any] | None) -> bool:

@@ -309,7 +309,8 @@ def _check_arrays(arrays: Iterable[da.Array]) -> tuple[da.Array, ...]:
     return arrays
 
 
-def _reachable(roots: Iterable[str], deps: dict[str, set[str]]) -> set[str]:
+def reachable(roots: Iterable[str], deps: Mapping[str, AbstractSet[str]]) -> set[str]:
+    """``roots`` and every layer they depend on, directly or not."""
     seen: set[str] = set()
     stack = [r for r in roots if r in deps]
     while stack:
@@ -365,7 +366,7 @@ def _next_level(
     small: int,
 ) -> tuple[list[str], list[str]]:
     """The cut points of the next pass, and the large layers they are cut from."""
-    live = _reachable(outputs, deps)
+    live = reachable(outputs, deps)
     order = toposort(live, deps)
     bit = {n: 1 << i for i, n in enumerate(order)}
     dependents = users_of(order, deps)
@@ -478,7 +479,7 @@ def _next_level(
     after = dict(deps)
     for c in level:
         after[c] = set()
-    live_after = _reachable(outputs, after)
+    live_after = reachable(outputs, after)
     level_anc = 0
     for c in level:
         level_anc |= anc[c]
@@ -486,7 +487,7 @@ def _next_level(
         if level_anc & bit[s] and s in candidates and is_small(s) and s in live_after:
             level.append(s)
             after[s] = set()
-            live_after = _reachable(outputs, after)
+            live_after = reachable(outputs, after)
     level.sort(key=order.index)
     trig = {t for c in level if c in cuts for t in cuts[c]}
     top = [t for t in order if t in trig and not any(anc[t] & bit[u] for u in trig)]
@@ -560,7 +561,7 @@ def plan(
         layers = graph.layers
         deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
         info = {k: layer_info(k, layer, trust_dask) for k, layer in layers.items()}
-        live = _reachable(out_layers, deps)
+        live = reachable(out_layers, deps)
         candidates = {
             k
             for k in live
@@ -651,7 +652,7 @@ def fold(
     """
     layers = graph.layers
     deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
-    live = _reachable(roots, deps)
+    live = reachable(roots, deps)
     order = toposort(live, deps)
     pure: set[str] = set()
     declared: set[str] = set()
@@ -837,7 +838,7 @@ def substitute(
         ann = dict(old.collection_annotations) if old.collection_annotations else None
         layers[name] = MaterializedLayer(mapping, collection_annotations=ann)
         deps[name] = set()
-    keep = _reachable(roots, deps)
+    keep = reachable(roots, deps)
     return HighLevelGraph({k: layers[k] for k in keep}, {k: deps[k] & keep for k in keep})
 
 
