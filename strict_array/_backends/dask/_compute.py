@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import dask
@@ -155,7 +155,7 @@ def compute(datas: Sequence[da.Array]) -> list[np.ndarray]:
     change what streams); and the small arrays the program still holds that use the
     same large input and add no pass (``_keep.pending``: an iterative algorithm's
     next parameters, which its next step would read the data again for)."""
-    return _with_extras(datas, _computed)
+    return _with_extras(datas, persist=False)
 
 
 def persist(datas: Sequence[da.Array]) -> list[da.Array]:
@@ -166,13 +166,13 @@ def persist(datas: Sequence[da.Array]) -> list[da.Array]:
     ``numerator[valid_score]`` and ``denominator[valid_score]``, each selection by a
     mask persisted to count it: the numerator and denominator, made from the data,
     were computed again by each (6 passes over ``X`` to score a Ridge)."""
-    return _with_extras(datas, _persisted)
+    return _with_extras(datas, persist=True)
 
 
-def _with_extras(datas: Sequence[da.Array], run: Callable[..., list]) -> list:
-    """``run(datas, extra, plan)``, ``extra`` what to compute and keep with ``datas`` and
-    ``plan`` that of them all: the small layers of their graph, and the held small
-    arrays, that add no pass (the held ones tried first; without them, if that fails)."""
+def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
+    """``datas`` computed (or persisted) with what to compute and keep with them: the
+    small layers of their graph, and the held small arrays, that add no pass (the held
+    ones tried first; without them, if that fails)."""
     if not datas:
         return []
     datas = _keep.substitute(datas)
@@ -194,36 +194,29 @@ def _with_extras(datas: Sequence[da.Array], run: Callable[..., list]) -> list:
             with_more = tried
     if more:
         try:
-            return run(datas, [*extra, *more], with_more)
+            return _run_keeping(datas, [*extra, *more], with_more, persist)
         except Exception:  # (an error of an array not asked for: raised when it is)
             pass
-    return run(datas, extra, together)
+    return _run_keeping(datas, extra, together, persist)
 
 
-def _computed(
+def _run_keeping(
     datas: Sequence[da.Array],
     extra: Sequence[tuple[da.Array, Any, _plan.LayerInfo]],
     p: _plan.Plan,
-) -> list[np.ndarray]:
-    """``datas`` computed, with the ``extra`` arrays, whose values are kept (``p``: the
-    plan of them all)."""
-    out = [np.asarray(r) for r in _plan.execute(p, compute=_keeping(p))]
-    _keep.keep(extra, out[len(datas) :])
-    return out[: len(datas)]
-
-
-def _persisted(
-    datas: Sequence[da.Array],
-    extra: Sequence[tuple[da.Array, Any, _plan.LayerInfo]],
-    p: _plan.Plan,
-) -> list[da.Array]:
-    """``datas`` persisted, with the ``extra`` arrays, whose values are kept (``p``: the
-    plan of them all)."""
-    final = _plan.rewrite(p, compute=_keeping(p))
-    out = _run(final, persist=True, title=p.passes[-1].title if p.reductions else None)
-    if extra:  # (their blocks are in memory, or on the workers: gathered, not computed)
-        values = [np.asarray(v) for v in _run(out[len(datas) :])]
-        _keep.keep(extra, values)
+    persist: bool,
+) -> list:
+    """``datas`` computed as NumPy arrays (or persisted), with the ``extra`` arrays,
+    whose values are kept (``p``: the plan of them all)."""
+    if persist:
+        final = _plan.rewrite(p, compute=_keeping(p))
+        out = _run(final, persist=True, title=p.passes[-1].title if p.reductions else None)
+        # (the extra arrays' blocks are in memory, or on the workers: gathered, not computed)
+        values = [np.asarray(v) for v in _run(out[len(datas) :])] if extra else []
+    else:
+        out = [np.asarray(r) for r in _plan.execute(p, compute=_keeping(p))]
+        values = out[len(datas) :]
+    _keep.keep(extra, values)
     return out[: len(datas)]
 
 
