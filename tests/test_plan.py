@@ -978,3 +978,98 @@ def test_a_held_array_is_computed_with_another_only_where_that_costs_no_pass_or_
     np.testing.assert_allclose(total, store.data.sum(), rtol=1e-12)
     # the scalar's pass, stopped by the failing array, and again without it
     assert n_chunks < loads <= 2 * n_chunks
+
+
+def test_an_array_held_from_data_in_memory_is_computed_once(tmp_path):
+    """scikit-learn's logistic loss converts the loss, then the gradient's product with
+    ``X``, then its sum, each from the same ``raw = X @ coef``: where the data is in
+    memory, the computation keeps ``raw``, which the program still holds, and the
+    next starts from it (it was computed again by each). It goes when the program lets
+    it go; it is not kept where the data is read from a store (it streams), nor where
+    it is as large as the data (``X.T``: a copy, not a result)."""
+    import gc
+
+    import strict_array as xp
+    from strict_array._backends.dask import _keep
+
+    rng = np.random.default_rng(17)
+    data, w = rng.standard_normal((256, 16)), rng.standard_normal((16, 3))
+    with dask.config.set({"strict_array.keep-bytes": "1 KiB"}):
+        x = xp.asarray(data, device=xp.DASK, chunks=(32, 16))
+        coef = xp.asarray(w, device=xp.DASK)
+        raw = x @ coef  # (6 KiB, of 32 KiB in memory)
+        xt = x.T
+        loss = float(xp.sum(xp.exp(raw)))
+        name, t_name = raw._data.name, xt._data.name
+        assert name in _keep._kept and _keep._kept[name][5] == _keep.HELD
+        grad = xp.matmul(raw.T, x)
+        # (built on the kept blocks: the graph holds them as values)
+        assert _plan.held_bytes(grad._data.__dask_graph__().layers[name]) == 256 * 3 * 8
+        assert float(xp.sum(xt)) == pytest.approx(data.sum())
+        assert t_name not in _keep._kept
+        np.testing.assert_allclose(loss, np.exp(data @ w).sum(), rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(grad), (data @ w).T @ data, rtol=1e-12)
+        del raw, grad
+        gc.collect()
+        assert name in _keep._kept  # (found again by a rebuilt ``x @ coef`` while they live)
+        again = x @ coef
+        assert _plan.held_bytes(again._data.__dask_graph__().layers[name]) == 256 * 3 * 8
+        del again, coef
+        gc.collect()
+        assert name not in _keep._kept
+
+        path = str(tmp_path / "x.zarr")
+        xp.to_zarr(x, path)
+        stored = xp.from_zarr(path)
+        streamed = stored @ xp.asarray(w, device=xp.DASK)  # (held, as ``raw`` was)
+        both = float(xp.sum(xp.exp(streamed)) + xp.sum(x))  # (x: in memory, beside it)
+        np.testing.assert_allclose(both, loss + data.sum(), rtol=1e-12)
+        assert streamed._data.name not in _keep._kept
+
+
+def test_held_arrays_kept_stay_under_their_own_bound():
+    """The arrays kept because the program holds them stay under
+    ``strict_array.keep-held-total`` (the oldest go first); the small results kept
+    under ``strict_array.keep-total`` are not pushed out by them."""
+    import strict_array as xp
+    from strict_array._backends.dask import _keep
+
+    rng = np.random.default_rng(18)
+    data = rng.standard_normal((256, 16))
+    config = {"strict_array.keep-bytes": "1 KiB", "strict_array.keep-held-total": "8 KiB"}
+    with dask.config.set(config):
+        x = xp.asarray(data, device=xp.DASK, chunks=(32, 16))
+        small = xp.mean(x, axis=0, keepdims=True)  # (128 B: under keep-total)
+        raws = [x @ xp.asarray(rng.standard_normal((16, 3)), device=xp.DASK) for _ in range(2)]
+        for raw in raws:  # (6 KiB each: one fits)
+            float(xp.sum(raw - small[:, :3]))
+        first, second = (r._data.name for r in raws)
+        assert first not in _keep._kept and second in _keep._kept
+        assert small._data.name in _keep._kept
+        assert _keep._total[_keep.HELD] == 256 * 3 * 8
+
+
+def test_data_in_memory_is_computed_in_one_pass(tmp_path):
+    """Passes bound what waits for a reduction while data streams; data in memory (a
+    NumPy array given to ``asarray``, a persisted array) waits anyway, so it is not
+    planned: one pass, the same values. Data read from a store, and an array made from
+    nothing at least the threshold's size (made block by block), are planned."""
+    import strict_array as xp
+
+    data = np.random.default_rng(19).standard_normal((1000, 4))
+
+    def centred_squares(x):
+        m = xp.mean(x, axis=0, keepdims=True)
+        return xp.sum((x - m) ** 2, axis=0)
+
+    path = str(tmp_path / "x.zarr")
+    xp.to_zarr(xp.asarray(data, device=xp.DASK, chunks=(100, 4)), path)
+    in_memory = xp.asarray(data, device=xp.DASK, chunks=(100, 4))
+    (persisted,) = xp.persist(xp.from_zarr(path))
+    made = xp.ones((1000, 4), device=xp.DASK, chunks=(100, 4))
+    want = ((data - data.mean(axis=0)) ** 2).sum(axis=0)
+    with xp.planning(threshold=8000):  # (the data: 31.2 KiB)
+        for x, passes in ((in_memory, 1), (persisted, 1), (xp.from_zarr(path), 2), (made, 2)):
+            assert xp.compute_plan(centred_squares(x)).startswith(f"Plan: {passes} pass")
+        for x in (in_memory, persisted, xp.from_zarr(path)):
+            np.testing.assert_allclose(np.asarray(centred_squares(x)), want, rtol=1e-12)

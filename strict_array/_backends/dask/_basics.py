@@ -310,6 +310,28 @@ def bytes_in_memory(x: da.Array, *, from_shapes: bool = True) -> int | None:
     return held
 
 
+def bytes_read_from_memory(xs: Sequence[da.Array], large: int) -> int | None:
+    """The bytes of the values held in this process that computing ``xs`` reads (a
+    persisted array, a consumer's NumPy array), when it reads nothing else but arrays
+    made from nothing smaller than ``large``: a larger one (``ones((10**9, 4))``) is
+    made block by block, as data that streams. None otherwise."""
+    graph = _plan.merged_graph(xs)
+    if graph is None:
+        return None
+    held = 0
+    for name, layer in graph.layers.items():
+        if graph.dependencies.get(name):
+            continue
+        h = _plan.held_bytes(layer, from_shapes=False)
+        if h is None:  # (made from nothing, or read from elsewhere)
+            made = _plan.held_bytes(layer) is not None
+            nbytes = _plan.layer_info(name, layer, True).nbytes
+            if not made or nbytes is None or nbytes >= large:
+                return None
+        held += h or 0
+    return held
+
+
 def block_ranges(x: Any) -> np.ndarray | None:
     """Each block's least and greatest value, ``(nblocks, 2)``, for a 1-D integer array
     whose bounds are noted (:func:`with_block_ranges`: a consumer's ``nonzero``), or

@@ -26,6 +26,16 @@ graph becomes their computed blocks (:func:`track` follows the small ones). So t
 graph of step ``k`` of a loop does not hold the steps before the last computation,
 and building it costs the same at every step (every Dask operation copies the layers
 of its operands' graphs: a history that grows makes each operation slower).
+
+Where a computation reads only values in memory (arrays persisted, NumPy's arrays
+given to ``asarray``), the arrays in its graph that the program still holds are kept
+too, whatever their size (:func:`held`): NumPy holds them in memory as long, and the
+program may use them again. scikit-learn's logistic loss converts the loss, then the
+gradient's product with ``X``, then its sum, each from the same
+``raw_prediction = X @ coef``: on persisted data each conversion computed it, and
+the label encoding before it, again (5.5 times NumPy's time). These have their own
+bound (``strict_array.keep-held-total``), and each is at most a quarter of the
+values in memory its computation reads (not a copy of the data, such as ``X.T``).
 """
 
 from __future__ import annotations
@@ -41,18 +51,25 @@ import numpy as np
 from dask.highlevelgraph import HighLevelGraph
 
 from . import _plan
-from ._basics import config_bytes
+from ._basics import bytes_read_from_memory, config_bytes
 
 KEEP_KEY, TOTAL_KEY = "strict_array.keep-bytes", "strict_array.keep-total"
 DEFAULT_KEEP, DEFAULT_TOTAL = "1 MiB", "256 MiB"
+HELD_KEY, DEFAULT_HELD = "strict_array.keep-held-total", "1 GiB"
+#: the two bounds: small results (``keep-total``), and held arrays (``keep-held-total``)
+SMALL, HELD = "small", "held"
+_BOUNDS = {SMALL: (TOTAL_KEY, DEFAULT_TOTAL), HELD: (HELD_KEY, DEFAULT_HELD)}
 
 #: name -> the small arrays strict_array returned (cut from their history once computed)
 _tracked: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictionary()
 
+#: name -> every array strict_array returned: those the program still holds (:func:`held`)
+_made: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictionary()
+
 #: layer name -> (weak reference to the layer object, block keys, blocks, bytes, weak
-#: references to its input layers by name, or None: see :func:`_inputs`)
-_kept: OrderedDict[str, tuple[Any, list, list, int, dict[str, Any] | None]] = OrderedDict()
-_total = [0]
+#: references to its input layers by name, or None: see :func:`_inputs`; its bound)
+_kept: OrderedDict[str, tuple[Any, list, list, int, dict[str, Any] | None, str]] = OrderedDict()
+_total = {SMALL: 0, HELD: 0}
 _lock = threading.RLock()  # computations run from several threads
 
 
@@ -60,7 +77,7 @@ def _drop(name: str) -> None:
     with _lock:
         entry = _kept.pop(name, None)
         if entry is not None:
-            _total[0] -= entry[3]
+            _total[entry[5]] -= entry[3]
 
 
 def track(*arrays: da.Array) -> None:
@@ -72,6 +89,7 @@ def track(*arrays: da.Array) -> None:
             _prune(a)
         if may_be_kept(a):
             _tracked[a.name] = a
+        _made[a.name] = a
 
 
 def may_be_kept(a: da.Array) -> bool:
@@ -164,6 +182,40 @@ def candidates(datas: Sequence[da.Array]) -> list[tuple[da.Array, Any, _plan.Lay
     return found
 
 
+def held(datas: Sequence[da.Array], large: int) -> list[tuple[da.Array, Any, _plan.LayerInfo]]:
+    """The arrays the program still holds (strict_array made them, the very layer is in
+    ``datas``' graph) larger than ``strict_array.keep-bytes``, where computing ``datas``
+    reads only values in memory (persisted arrays, NumPy's arrays, and arrays made from
+    nothing smaller than ``large``): candidates to compute with them and keep, each at
+    most a quarter of those values (a transposed ``X`` is a copy of the data, not a
+    result)."""
+    small = config_bytes(KEEP_KEY, DEFAULT_KEEP)
+    if small <= 0 or config_bytes(*_BOUNDS[HELD]) <= 0:
+        return []
+    in_memory = bytes_read_from_memory(datas, large) if _made else None
+    if in_memory is None:
+        return []  # (a read from a file, a store or a cluster: streamed, not kept)
+    graph = _plan.merged_graph(datas)
+    assert graph is not None  # (values in memory are in a graph of layers)
+    outs = {d.name for d in datas}
+    found = []
+    for k, layer in graph.layers.items():
+        if k in outs or not graph.dependencies.get(k) or k in _kept:
+            continue
+        a = _made.get(k)
+        theirs = None if a is None else a.__dask_graph__()
+        if getattr(theirs, "layers", {}).get(k) is not layer:
+            continue  # (not held, or another array of that name: a rebuilt graph)
+        info = _plan.layer_info(k, layer, False)
+        if info.nbytes is None or not small < info.nbytes <= in_memory // 4:
+            continue
+        if info.chunks is None or not _plan.substitutable(info, layer):
+            continue
+        arr = da.Array(_plan.own_graph(graph, k), k, info.chunks, dtype=info.dtype)
+        found.append((arr, layer, info))
+    return found
+
+
 #: at most this many of the arrays still held, the latest made, are looked at by
 #: :func:`pending` (each is planned with the computation)
 MOST_PENDING = 32
@@ -244,14 +296,18 @@ def _release(name: str, ref: Any) -> None:
 
 
 def keep(items: Sequence[tuple[da.Array, Any, _plan.LayerInfo]], values: Sequence[Any]) -> None:
-    """Keep the computed ``values`` of ``items`` (their array, layer object, info)."""
+    """Keep the computed ``values`` of ``items`` (their array, layer object, info): under
+    ``strict_array.keep-held-total`` those larger than ``strict_array.keep-bytes``
+    (:func:`held`), else under ``strict_array.keep-total``."""
+    small = config_bytes(KEEP_KEY, DEFAULT_KEEP)
     for (a, layer, info), value in zip(items, values):
         value = np.asarray(value)
         assert info.chunks is not None  # (a candidate's chunks are known)
         keys = _plan.block_keys(info)
         offsets = [np.cumsum((0, *c)) for c in info.chunks]
         blocks = [value[tuple(slice(o[i], o[i + 1]) for o, i in zip(offsets, k[1:]))] for k in keys]
-        _store(info.name, layer, keys, blocks, value.nbytes, _inputs(a.dask, info.name))
+        bound = HELD if value.nbytes > small else SMALL
+        _store(info.name, layer, keys, blocks, value.nbytes, _inputs(a.dask, info.name), bound)
 
 
 def keep_pass(arrays: Sequence[da.Array], step: _plan.Pass, results: Sequence[Any]) -> None:
@@ -265,13 +321,19 @@ def keep_pass(arrays: Sequence[da.Array], step: _plan.Pass, results: Sequence[An
         layer = graph.layers.get(info.name)
         if layer is not None and info.nbytes is not None and info.nbytes <= limit:
             keys, inputs = _plan.block_keys(info), _inputs(graph, info.name)
-            _store(info.name, layer, keys, list(blocks), info.nbytes, inputs)
+            _store(info.name, layer, keys, list(blocks), info.nbytes, inputs, SMALL)
 
 
 def _store(
-    name: str, layer: Any, keys: list, blocks: list, nbytes: int, inputs: dict[str, Any] | None
+    name: str,
+    layer: Any,
+    keys: list,
+    blocks: list,
+    nbytes: int,
+    inputs: dict[str, Any] | None,
+    bound: str,
 ) -> None:
-    total = config_bytes(TOTAL_KEY, DEFAULT_TOTAL)
+    total = config_bytes(*_BOUNDS[bound])
     _drop(name)
 
     def release(ref: Any) -> None:
@@ -284,14 +346,14 @@ def _store(
         return
     _cut(name, layer, keys, blocks)
     with _lock:
-        _kept[name] = (ref, keys, blocks, nbytes, refs or None)
-        _total[0] += nbytes
-        while _total[0] > total and _kept:
-            _drop(next(iter(_kept)))
+        _kept[name] = (ref, keys, blocks, nbytes, refs or None, bound)
+        _total[bound] += nbytes
+        while _total[bound] > total:  # (the oldest under the same bound first)
+            _drop(next(n for n, e in _kept.items() if e[5] == bound))
 
 
 def clear() -> None:
     """Forget every kept value."""
     with _lock:
         _kept.clear()
-        _total[0] = 0
+        _total.update({SMALL: 0, HELD: 0})

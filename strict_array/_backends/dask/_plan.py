@@ -494,6 +494,11 @@ def _next_level(
     return level, top
 
 
+def default_small_bytes(threshold_bytes: int) -> int:
+    """The largest cut point for ``threshold_bytes``: a sixteenth, at most 64 MiB."""
+    return max(1, min(int(threshold_bytes) // 16, SMALL_BYTES_CAP))
+
+
 def plan(
     arrays: Sequence[da.Array],
     *,
@@ -550,7 +555,7 @@ def plan(
     if threshold_bytes <= 0:
         raise ValueError("threshold_bytes must be positive")
     if small_bytes is None:
-        small_bytes = max(1, min(threshold_bytes // 16, SMALL_BYTES_CAP))
+        small_bytes = default_small_bytes(threshold_bytes)
     small_bytes = int(small_bytes)
     names = tuple(a.name for a in arrays)
     graph = merged_graph(arrays)
