@@ -19,7 +19,7 @@ import dask.array as da
 import numpy as np
 import pytest
 
-from strict_array._backends.dask import _plan
+from strict_array._backends.dask import _basics, _plan
 
 ROWS, COLS = 240, 6
 DATA = np.random.default_rng(7).standard_normal((ROWS, COLS))
@@ -794,6 +794,10 @@ def test_arrays_made_from_nothing_hold_nothing():
               xp.zeros((4, 2), device=xp.DASK)):  # fmt: skip
         layer = a._data.__dask_graph__().layers[a._data.name]
         assert _plan.held_bytes(layer) == 0
+        # made again in other blocks (beside data in its blocks), it still holds nothing
+        again = _basics.rechunk(a._data, {0: (1,) * a.shape[0]})
+        assert again.chunks[0] == (1,) * a.shape[0] and _basics.remade(again)
+        assert _plan.held_bytes(again.__dask_graph__().layers[again.name]) == 0
     store = da.from_array(CountingStore(DATA), chunks=(40, COLS), asarray=False)
     graph = store.__dask_graph__()
     assert [_plan.held_bytes(layer) for layer in graph.layers.values()].count(None) >= 1
@@ -999,6 +1003,10 @@ def test_an_array_held_from_data_in_memory_is_computed_once(tmp_path):
         coef = xp.asarray(w, device=xp.DASK)
         raw = x @ coef  # (6 KiB, of 32 KiB in memory)
         xt = x.T
+        copy = xp.asarray(raw, copy=True)  # (an array of raw's name, which goes first)
+        assert copy._data.name == raw._data.name
+        del copy
+        gc.collect()
         loss = float(xp.sum(xp.exp(raw)))
         name, t_name = raw._data.name, xt._data.name
         assert name in _keep._kept and _keep._kept[name][5] == _keep.HELD

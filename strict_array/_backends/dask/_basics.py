@@ -214,7 +214,10 @@ def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     """
     remake = getattr(x, _REMAKE, None)
     if remake is not None:
-        return remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
+        again = remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
+        # (made from nothing too: scikit-learn's ``n_classes * arange(n)`` in its labels'
+        # blocks read as data, and its loss as a computation that reads a file)
+        return again if remade(again) else made_from_nothing(again, remake)
     sliced = getattr(x, _SLICED, None)
     if sliced is not None:
         source, key = sliced

@@ -63,8 +63,10 @@ _BOUNDS = {SMALL: (TOTAL_KEY, DEFAULT_TOTAL), HELD: (HELD_KEY, DEFAULT_HELD)}
 #: name -> the small arrays strict_array returned (cut from their history once computed)
 _tracked: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictionary()
 
-#: name -> every array strict_array returned: those the program still holds (:func:`held`)
-_made: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictionary()
+#: name -> weak references to every array of that name strict_array returned: those the
+#: program still holds (:func:`held`). Several: ``asarray(a, copy=True)`` is another
+#: array of ``a``'s name, which may go first (scikit-learn's ``_logsumexp``)
+_made: dict[str, list[weakref.ref]] = {}
 
 #: layer name -> (weak reference to the layer object, block keys, blocks, bytes, weak
 #: references to its input layers by name, or None: see :func:`_inputs`; its bound)
@@ -89,7 +91,33 @@ def track(*arrays: da.Array) -> None:
             _prune(a)
         if may_be_kept(a):
             _tracked[a.name] = a
-        _made[a.name] = a
+        _note_made(a)
+
+
+def _note_made(a: da.Array) -> None:
+    name = a.name
+
+    def gone(ref: weakref.ref) -> None:
+        with _lock:
+            refs = [r for r in _made.get(name, ()) if r is not ref]
+            if refs:
+                _made[name] = refs
+            else:
+                _made.pop(name, None)
+
+    with _lock:
+        _made.setdefault(name, []).append(weakref.ref(a, gone))
+
+
+def _held_layer(name: str, layer: Any) -> bool:
+    """Whether an array strict_array returned, still held, is the layer ``layer``."""
+    with _lock:
+        refs = list(_made.get(name, ()))
+    for ref in refs:
+        a = ref()
+        if a is not None and getattr(a.__dask_graph__(), "layers", {}).get(name) is layer:
+            return True
+    return False
 
 
 def may_be_kept(a: da.Array) -> bool:
@@ -202,9 +230,7 @@ def held(datas: Sequence[da.Array], large: int) -> list[tuple[da.Array, Any, _pl
     for k, layer in graph.layers.items():
         if k in outs or not graph.dependencies.get(k) or k in _kept:
             continue
-        a = _made.get(k)
-        theirs = None if a is None else a.__dask_graph__()
-        if getattr(theirs, "layers", {}).get(k) is not layer:
+        if not _held_layer(k, layer):
             continue  # (not held, or another array of that name: a rebuilt graph)
         info = _plan.layer_info(k, layer, False)
         if info.nbytes is None or not small < info.nbytes <= in_memory // 4:
