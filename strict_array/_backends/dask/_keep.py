@@ -28,9 +28,10 @@ and building it costs the same at every step (every Dask operation copies the la
 of its operands' graphs: a history that grows makes each operation slower).
 
 Where a computation reads only values in memory (arrays persisted, NumPy's arrays
-given to ``asarray``), the arrays in its graph that the program still holds are kept
-too, whatever their size (:func:`held`): NumPy holds them in memory as long, and the
-program may use them again. scikit-learn's logistic loss converts the loss, then the
+given to ``asarray``, arrays made from nothing below the planning threshold), the
+arrays in its graph that the program still holds are kept too, whatever their size
+(:func:`held`): NumPy holds them in memory as long, and the program may use them
+again. scikit-learn's logistic loss converts the loss, then the
 gradient's product with ``X``, then its sum, each from the same
 ``raw_prediction = X @ coef``: on persisted data each conversion computed it, and
 the label encoding before it, again (5.5 times NumPy's time). These have their own
