@@ -486,7 +486,7 @@ def test_a_kept_nonzero_keeps_its_mask_not_its_indices(values, chunks):
     want = np.nonzero(values)[0]
     assert index.shape == want.shape
     assert not any(c != c for c in index._data.chunks[0])
-    held = bytes_in_memory(index._data, from_shapes=False)
+    held = bytes_in_memory(index._data, made_below=0)
     assert held is not None and held <= values.size  # (the indices: 8 x their number)
     ranges = block_ranges(index._data)
     assert ranges is not None

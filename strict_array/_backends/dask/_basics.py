@@ -292,32 +292,14 @@ def cost_of_blocks(x: da.Array) -> int:
     return 1 if bytes_in_memory(x) is not None else 2
 
 
-def bytes_in_memory(x: da.Array, *, from_shapes: bool = True) -> int | None:
-    """The bytes of the values ``x`` is computed from, when it is computed from values
-    held in this process and arrays made from nothing alone (``ones(n)``, a consumer's
-    NumPy array given to ``asarray``, and what is derived from them): computing it reads
-    no file, no store and no cluster's data. None for any other array, and, with
-    ``from_shapes`` false, for one made in part from nothing (computing it is work)."""
-    graph = x.__dask_graph__()
-    layers, deps = getattr(graph, "layers", None), getattr(graph, "dependencies", {})
-    if layers is None:
-        return None
-    held = 0
-    for name, layer in layers.items():
-        if deps.get(name):
-            continue
-        h = _plan.held_bytes(layer, from_shapes=from_shapes)
-        if h is None:
-            return None
-        held += h
-    return held
-
-
-def bytes_read_from_memory(xs: Sequence[da.Array], large: int) -> int | None:
+def bytes_in_memory(*xs: da.Array, made_below: int | None = None) -> int | None:
     """The bytes of the values held in this process that computing ``xs`` reads (a
-    persisted array, a consumer's NumPy array), when it reads nothing else but arrays
-    made from nothing smaller than ``large``: a larger one (``ones((10**9, 4))``) is
-    made block by block, as data that streams. None otherwise."""
+    consumer's NumPy array given to ``asarray``, an array persisted on this machine),
+    when it reads nothing else but arrays made from nothing (``ones(n)``, and what is
+    derived from them): computing them reads no file, no store and no cluster's data.
+    None for any other arrays, and for arrays made in part from nothing of at least
+    ``made_below`` bytes: a large one (``ones((10**9, 4))``) is made block by block, as
+    data that streams; with ``made_below=0``, computing any of them is work."""
     graph = _plan.merged_graph(xs)
     if graph is None:
         return None
@@ -327,10 +309,12 @@ def bytes_read_from_memory(xs: Sequence[da.Array], large: int) -> int | None:
             continue
         h = _plan.held_bytes(layer, from_shapes=False)
         if h is None:  # (made from nothing, or read from elsewhere)
-            made = _plan.held_bytes(layer) is not None
-            nbytes = _plan.layer_info(name, layer, True).nbytes
-            if not made or nbytes is None or nbytes >= large:
+            if _plan.held_bytes(layer) is None:
                 return None
+            if made_below is not None:
+                nbytes = _plan.layer_info(name, layer, True).nbytes
+                if nbytes is None or nbytes >= made_below:
+                    return None
         held += h or 0
     return held
 
@@ -348,7 +332,7 @@ def block_ranges(x: Any) -> np.ndarray | None:
     known = noted_block_ranges(x)  # (a take checks its indices, then routes by them)
     if known is not None:
         return known  # type: ignore[no-any-return]
-    held = bytes_in_memory(x, from_shapes=False)
+    held = bytes_in_memory(x, made_below=0)
     if held is None or held > 2 * x.nbytes + 2**20:  # (more than the index: real work)
         return None
     return with_block_ranges(x, np.asarray(ranges_of_blocks(x).compute(scheduler="sync")))

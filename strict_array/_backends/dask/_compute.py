@@ -30,7 +30,6 @@ from ..._settings import current_known_sizes, current_planning, show_progress
 from . import _fusion, _keep, _plan
 from ._basics import (
     bytes_in_memory,
-    bytes_read_from_memory,
     cost_of_blocks,
     ranges_of_blocks,
     rechunk,
@@ -155,7 +154,7 @@ def plan(datas: Sequence[da.Array]) -> _plan.Plan:
     planning and building the passes."""
     threshold = planning_threshold()
     small = _plan.default_small_bytes(threshold)
-    if threshold < sys.maxsize and bytes_read_from_memory(datas, threshold) is not None:
+    if threshold < sys.maxsize and bytes_in_memory(*datas, made_below=threshold) is not None:
         threshold = sys.maxsize
     return _plan.plan(list(datas), threshold_bytes=threshold, small_bytes=small)
 
@@ -191,8 +190,8 @@ def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
         return []
     datas = _keep.substitute(datas)
     alone = plan(datas)
-    held = _keep.held(datas, planning_threshold())
-    extra, together = [*_keep.candidates(datas), *held], alone
+    threshold = planning_threshold()
+    extra, together = [*_keep.candidates(datas), *_keep.held(datas, threshold)], alone
     if extra:
         together = plan([*datas, *(e[0] for e in extra)])
         # (with passes, only where the extra outputs leave them as they are: scikit-learn's
@@ -202,7 +201,7 @@ def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
             extra, together = [], alone
     more: list[tuple[da.Array, Any, _plan.LayerInfo]] = []
     with_more = together
-    for m in _keep.pending(datas, planning_threshold()):
+    for m in _keep.pending(datas, threshold):
         tried = plan([*datas, *(e[0] for e in (*extra, *more, m))])
         if len(tried.passes) == len(alone.passes):
             more.append(m)

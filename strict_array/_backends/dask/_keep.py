@@ -52,7 +52,7 @@ import numpy as np
 from dask.highlevelgraph import HighLevelGraph
 
 from . import _plan
-from ._basics import bytes_read_from_memory, config_bytes
+from ._basics import bytes_in_memory, config_bytes
 
 KEEP_KEY, TOTAL_KEY = "strict_array.keep-bytes", "strict_array.keep-total"
 DEFAULT_KEEP, DEFAULT_TOTAL = "1 MiB", "256 MiB"
@@ -221,7 +221,7 @@ def held(datas: Sequence[da.Array], large: int) -> list[tuple[da.Array, Any, _pl
     small = config_bytes(KEEP_KEY, DEFAULT_KEEP)
     if small <= 0 or config_bytes(*_BOUNDS[HELD]) <= 0:
         return []
-    in_memory = bytes_read_from_memory(datas, large) if _made else None
+    in_memory = bytes_in_memory(*datas, made_below=large) if _made else None
     if in_memory is None:
         return []  # (a read from a file, a store or a cluster: streamed, not kept)
     graph = _plan.merged_graph(datas)
