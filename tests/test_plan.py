@@ -984,7 +984,12 @@ def test_a_held_array_is_computed_with_another_only_where_that_costs_no_pass_or_
     assert n_chunks < loads <= 2 * n_chunks
 
 
-def test_an_array_held_from_data_in_memory_is_computed_once(tmp_path):
+@pytest.mark.parametrize(
+    "rows",
+    [(32,) * 8, (256,), (1, 31, 100, 124), (1,) * 256],
+    ids=["8", "1", "irregular", "size-1"],
+)
+def test_an_array_held_from_data_in_memory_is_computed_once(tmp_path, rows):
     """scikit-learn's logistic loss converts the loss, then the gradient's product with
     ``X``, then its sum, each from the same ``raw = X @ coef``: where the data is in
     memory, the computation keeps ``raw``, which the program still holds, and the
@@ -999,7 +1004,7 @@ def test_an_array_held_from_data_in_memory_is_computed_once(tmp_path):
     rng = np.random.default_rng(17)
     data, w = rng.standard_normal((256, 16)), rng.standard_normal((16, 3))
     with dask.config.set({"strict_array.keep-bytes": "1 KiB"}):
-        x = xp.asarray(data, device=xp.DASK, chunks=(32, 16))
+        x = xp.asarray(data, device=xp.DASK, chunks=(rows, (16,)))
         coef = xp.asarray(w, device=xp.DASK)
         raw = x @ coef  # (6 KiB, of 32 KiB in memory)
         xt = x.T
