@@ -309,3 +309,42 @@ for _name in ("r2_score", "explained_variance_score", "mean_absolute_error", "me
 for _power in (0.0, -0.5, 1.5):
     _metric("mean_tweedie_deviance", ("y_count", "pred_count"), power=_power)
 _metric("mean_squared_log_error", ("y_count", "pred_count"))
+
+
+# --- scikit-learn's own NumPy steps ------------------------------------------------------
+@dataclass(frozen=True)
+class Floor:
+    """A step of scikit-learn's that leaves the namespace for NumPy in memory, whatever the
+    namespace (``docs/scikit-learn.md``, the second table of "The estimators and
+    metrics"). ``run(d)`` makes it on NumPy labels alone: the memory it adds is a floor
+    under each of ``rows``, which no namespace can lower."""
+
+    name: str
+    run: Callable[[Data], Any]
+    rows: tuple[str, ...]
+
+
+FLOORS: dict[str, Floor] = {
+    f.name: f
+    for f in (
+        Floor(
+            "LabelBinarizer().fit(y).transform(y)",  # label_binarize: SciPy CSR, densified
+            lambda d: (
+                _sklearn("preprocessing", "LabelBinarizer")().fit(d.y_class).transform(d.y_class)
+            ),
+            (
+                "log_loss",
+                "d2_log_loss_score",
+                "brier_score_loss",
+                "d2_brier_score",
+                "RidgeClassifier(solver='svd')",
+                "RidgeClassifierCV",
+            ),
+        ),
+        Floor(
+            "confusion_matrix(y, pred)",  # counted with SciPy's coo_matrix, on NumPy
+            lambda d: _sklearn("metrics", "confusion_matrix")(d.y_class, d.pred_class),
+            ("confusion_matrix", "balanced_accuracy_score", "cohen_kappa_score"),
+        ),
+    )
+}

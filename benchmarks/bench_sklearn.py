@@ -18,8 +18,11 @@ minutes), ``--gib 8 --dir DIR`` (the store is kept in DIR), ``--rows PCA,Ridge``
 some rows, ``--cluster`` (``--cluster-only``: there alone; the client's peak RSS beside
 the workers'); ``--persist`` instead times each row on DASK arrays persisted in
 memory against NumPy's arrays loaded first (the iterative rows' target: within 3x of
-NumPy). NumPy's contender runs under an address-space limit
-(``--numpy-limit``, 20 GiB): beyond it, it fails alone (shown as "MemoryError").
+NumPy); ``--floor`` instead runs scikit-learn's own steps that leave the namespace for
+NumPy in memory (``_sklearn_rows.FLOORS``) alone on NumPy labels: the memory they add
+is a floor under the rows that make them, whatever the namespace. NumPy's contender
+runs under an address-space limit (``BENCH_NUMPY_ADDRESS_SPACE``, bytes; 20 GiB):
+beyond it, it fails alone (shown as "MemoryError").
 """
 
 from __future__ import annotations
@@ -147,7 +150,15 @@ def child(row_name: str, path: str, device: str) -> dict[str, Any]:
     xp.set_rank_promotion_policy(POLICY)
     t0 = time.perf_counter()
     try:
-        if device == "numpy":
+        if device == "floor":  # scikit-learn's own NumPy step alone, on NumPy labels
+            d = load(path, "numpy")
+            for k in ("y_class", "pred_class"):
+                getattr(d, k)  # (read before: the step's own memory is what it adds)
+            out["before"] = maxrss_bytes()
+            t0 = time.perf_counter()
+            rows.FLOORS[row_name].run(d)
+            values = {}
+        elif device == "numpy":
             values = rows.values(_run(row_name, load(path, "numpy")))
         elif device == "cluster":
             with local_cluster("2GiB") as client, ClusterProbe(client, 2) as probe:
@@ -263,6 +274,12 @@ def main() -> None:
         action="store_true",
         help="instead: the input persisted in memory first against NumPy's loaded first",
     )
+    p.add_argument(
+        "--floor",
+        action="store_true",
+        help="instead: scikit-learn's own NumPy steps on the labels, alone (a floor no "
+        "namespace can lower)",
+    )
     p.add_argument("--json", default=None, help="write the figures here too")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--path", help=argparse.SUPPRESS)
@@ -289,6 +306,8 @@ def main() -> None:
     print(
         f"input {path}: X {n} x {rows.FEATURES} float64 = {fmt_bytes(n * rows.FEATURES * 8)}, blocks of {CHUNK_ROWS} rows"
     )
+    if args.floor:
+        return floor_table(path, args)
     wanted = [w for w in args.rows.split(",") if w]
     names = [r for r in rows.ROWS if not wanted or any(w in r for w in wanted)]
     read = spawn("one read of X", path, "dask")
@@ -351,6 +370,31 @@ def persisted_table(names: list[str], path: str, args: Any) -> None:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"gib": args.gib, "persist": True, "results": results}, f)
+
+
+def floor_table(path: str, args: Any) -> None:
+    """Each of scikit-learn's steps that leave the namespace for NumPy in memory
+    (:data:`_sklearn_rows.FLOORS`), alone in a fresh process on the store's labels read
+    into NumPy: the peak RSS with the labels in memory, and what the step adds to it. No
+    namespace can bring the rows that make the step below what it adds."""
+    results = {name: spawn(name, path, "floor") for name in rows.FLOORS}
+    lines = [
+        [
+            name,
+            ", ".join(rows.FLOORS[name].rows),
+            fmt_bytes(r.get("before", 0)),
+            fmt_bytes(r["maxrss"]) if "error" not in r else r["error"][:60],
+            "-" if "error" in r else fmt_bytes(r["maxrss"] - r["before"]),
+            fmt_time(r["time"]),
+        ]
+        for name, r in results.items()
+    ]
+    headers = ["scikit-learn's step, on NumPy", "rows that make it", "labels read",
+               "peak RSS", "added by the step", "time"]  # fmt: skip
+    print(table(headers, lines))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"gib": args.gib, "floor": True, "results": results}, f)
 
 
 if __name__ == "__main__":

@@ -108,3 +108,24 @@ def test_curves_with_weights_in_one_block_or_several(chunks, weighted):
             got = [np.asarray(g) for g in got]
         for g, wv in zip(got, want):
             np.testing.assert_allclose(g, wv, err_msg=metric.__name__)
+
+
+@pytest.mark.parametrize(
+    "floor, name", [(f, r) for f, floor in rows.FLOORS.items() for r in floor.rows]
+)
+def test_a_row_of_a_floor_moves_the_labels_to_numpy(floor, name, monkeypatch):
+    """The benchmark's ``--floor`` runs scikit-learn's own NumPy steps alone, as a floor
+    under the rows that make them (docs/scikit-learn.md): each such row, on ``DASK``,
+    hands scikit-learn a NumPy copy of a whole-length array. A scikit-learn release that
+    keeps the step in the namespace fails here, and the floor is to be dropped."""
+    converted: list[tuple] = []
+    for method in ("__array__", "__dlpack__"):
+        original = getattr(xp.Array, method)
+
+        def recording(self, *args, _original=original, **kwargs):
+            converted.append(self.shape)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(xp.Array, method, recording)
+    rows.values(rows.ROWS[name].run(rows.on_dask(DATA, 100, None)))
+    assert any(shape[:1] == (N,) for shape in converted), (floor, name, converted)
