@@ -289,6 +289,12 @@ def main() -> None:
         help="instead: scikit-learn's own NumPy steps on the labels, alone (a floor no "
         "namespace can lower)",
     )
+    p.add_argument(
+        "--per-block",
+        action="store_true",
+        help="instead: the iterative rows' arithmetic on one block of X, one BLAS thread, "
+        "against the CPU time of reading that block",
+    )
     p.add_argument("--json", default=None, help="write the figures here too")
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--path", help=argparse.SUPPRESS)
@@ -328,6 +334,8 @@ def main() -> None:
     )
     if args.persist:
         return persisted_table(names, path, args)
+    if args.per_block:
+        return per_block_table(read_cpu / (n / CHUNK_ROWS))
     devices = (
         ([] if args.cluster_only else ["dask"])
         + (["cluster"] if args.cluster or args.cluster_only else [])
@@ -387,6 +395,49 @@ def persisted_table(names: list[str], path: str, args: Any) -> None:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"gib": args.gib, "persist": True, "results": results}, f)
+
+
+def per_block_table(read_cpu_per_block: float) -> None:
+    """The arithmetic each pass of the iterative rows does on a block of X (CHUNK_ROWS x
+    32), in NumPy on one BLAS thread (as each Dask thread runs it), against the CPU time
+    of reading that block. Reading a store in the page cache is work on the same cores,
+    so a pass takes at least the two together: the rows' ``/read`` cannot fall below
+    one plus the arithmetic of their passes over the reading."""
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((CHUNK_ROWS, rows.FEATURES))
+    coef, grad = rng.standard_normal((rows.FEATURES, 3)), rng.standard_normal((CHUNK_ROWS, 3))
+    prec = rng.standard_normal((3, rows.FEATURES, rows.FEATURES))
+    resp, means = rng.random(CHUNK_ROWS), rng.standard_normal((3, rows.FEATURES))
+
+    def logsumexp(r: np.ndarray) -> np.ndarray:
+        top = r.max(axis=1, keepdims=True)
+        return np.log(np.exp(r - top).sum(axis=1)) + top[:, 0]
+
+    kernels = {
+        "LogisticRegression: X @ coef (each pass)": lambda: x @ coef,
+        "LogisticRegression: log-sum-exp of the n x 3 raw prediction (each pass)": (
+            lambda: logsumexp(grad)
+        ),
+        "LogisticRegression: grad_pointwise.T @ X (one pass a step)": lambda: grad.T @ x,
+        "GaussianMixture E-step: X @ prec_chol[k], 3 components": lambda: [x @ p for p in prec],
+        "GaussianMixture M-step: (resp[:, k] * diff.T) @ diff, 3 components": (
+            lambda: [(resp * (x - m).T) @ (x - m) for m in means]
+        ),
+    }
+    lines = [["reading the block", fmt_time(read_cpu_per_block), "1.00"]]
+    with threadpool_limits(limits=1, user_api="blas"):
+        for name, kernel in kernels.items():
+            kernel()
+            t0, runs = time.thread_time(), 0  # (CPU time: the same on a busy machine)
+            while time.thread_time() - t0 < 1.0:
+                kernel()
+                runs += 1
+            each = (time.thread_time() - t0) / runs
+            lines.append([name, fmt_time(each), f"{each / read_cpu_per_block:.2f}"])
+    headers = [f"on a block of {CHUNK_ROWS} x {rows.FEATURES}", "CPU time", "/ reading it"]
+    print(table(headers, lines))
 
 
 def floor_table(path: str, args: Any) -> None:
