@@ -20,9 +20,11 @@ the workers'); ``--persist`` instead times each row on DASK arrays persisted in
 memory against NumPy's arrays loaded first (the iterative rows' target: within 3x of
 NumPy); ``--floor`` instead runs scikit-learn's own steps that leave the namespace for
 NumPy in memory (``_sklearn_rows.FLOORS``) alone on NumPy labels: the memory they add
-is a floor under the rows that make them, whatever the namespace. NumPy's contender
-runs under an address-space limit (``BENCH_NUMPY_ADDRESS_SPACE``, bytes; 20 GiB):
-beyond it, it fails alone (shown as "MemoryError").
+is a floor under the rows that make them, whatever the namespace; ``--per-block`` times
+the iterative rows' arithmetic on one block of X against the CPU time of reading it
+(the least ``/read`` their passes can take). NumPy's contender runs under an
+address-space limit (``BENCH_NUMPY_ADDRESS_SPACE``, bytes; 20 GiB): beyond it, it fails
+alone (shown as "MemoryError").
 """
 
 from __future__ import annotations
