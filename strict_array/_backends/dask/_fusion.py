@@ -6,7 +6,7 @@ when it has one user (``dask/blockwise.py``, ``_optimize_blockwise``: ``len(depe
 blocks wait in memory until both users have run. scikit-learn's Gaussian mixture
 M-step is the case measured: ``diff = X - means[k]`` is used by ``diff.T`` and by the
 product ``(resp[:, k] * diff.T) @ diff``, and a cluster's workers held blocks of
-``diff`` apart from their users until they spilled to disk (docs/scikit-learn.md).
+``diff`` apart from their users until they spilled to disk (docs/scikit-learn-log.md).
 
 Before Dask optimises a graph that the ``DASK`` device computes, each element-wise
 Blockwise layer whose users can all take it in is made once for each user, under a
