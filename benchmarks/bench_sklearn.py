@@ -328,8 +328,8 @@ def main() -> None:
     wanted = [w for w in args.rows.split(",") if w]
     names = [r for r in rows.ROWS if not wanted or any(w in r for w in wanted)]
     read = spawn("one read of X", path, "dask")
-    read_time = read["time"] / max(read.get("passes", 1.0), 1.0)
-    read_cpu = read.get("cpu", float("nan")) / max(read.get("passes", 1.0), 1.0)
+    read_passes = max(read.get("passes", 1.0), 1.0)
+    read_time, read_cpu = read["time"] / read_passes, read.get("cpu", float("nan")) / read_passes
     print(
         f"one streaming read of X: {fmt_time(read_time)} ({fmt_time(read_cpu)} of CPU on "
         f"{os.cpu_count()} cores), peak RSS {fmt_bytes(read['maxrss'])}\n"
