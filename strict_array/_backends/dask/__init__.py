@@ -18,6 +18,10 @@ except ImportError as e:  # xp.DASK, device="dask", ... all load the backend her
         name="dask",
     ) from e
 
-from ._device import DASK, DaskDevice
+from ._graph import require_graph_arrays
+
+require_graph_arrays()  # (Dask's expression arrays: refused here, at the first DASK use)
+
+from ._device import DASK, DaskDevice  # noqa: E402
 
 __all__ = ["DASK", "DaskDevice"]
