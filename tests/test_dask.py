@@ -1750,7 +1750,7 @@ def test_an_elementwise_array_with_two_users_is_made_in_each(row_chunks, unknown
 def test_a_layer_is_made_per_user_only_where_every_user_fuses_it():
     """Copies are made only of element-wise layers that every user can fuse, whose keys
     are not asked for and that read no data (a copy would read it again)."""
-    from strict_array._backends.dask._fusion import made_per_user
+    from strict_array._backends.dask._graph.fusion import made_per_user
 
     x = da.ones((6, 4), chunks=(2, 4))  # made from Dask's IO dependencies: never copied
     diff = x - 0.5
@@ -1775,14 +1775,14 @@ def test_a_layer_is_made_per_user_only_where_every_user_fuses_it():
 
 def _centred_with_values(cols: int) -> tuple[np.ndarray, da.Array, da.Array, Any]:
     """``(x - mean) * 2`` with ``mean`` put in the graph as a value, as the planner does."""
-    from strict_array._backends.dask import _plan
+    from strict_array._backends.dask import _graph
 
     a = np.arange(12.0 * cols).reshape(12, cols)
     x = da.from_array(a, chunks=(3, cols))
     mean = x.mean(axis=0)
     out = (x - mean) * 2.0
     values = {mean.name: ([(mean.name, 0)], [a.mean(axis=0)])}
-    return a, mean, out, _plan.substitute(out.__dask_graph__(), values, [out.name])
+    return a, mean, out, _graph.substitute(out.__dask_graph__(), values, [out.name])
 
 
 def test_a_small_value_is_put_in_the_tasks_that_use_it():
@@ -1790,8 +1790,8 @@ def test_a_small_value_is_put_in_the_tasks_that_use_it():
     queues with the reads of the data, at the priority Dask's order gives it
     (GaussianMixture's ``means[k]``: after every block of X, which waited). A small one
     is put in each task that uses it; a large one, or one asked for, stays a task."""
-    from strict_array._backends.dask import _plan
-    from strict_array._backends.dask._fusion import INLINE_BYTES, optimize
+    from strict_array._backends.dask import _graph
+    from strict_array._backends.dask._graph.fusion import INLINE_BYTES, optimize
 
     a, mean, out, graph = _centred_with_values(4)
     dsk = optimize(graph, out.__dask_keys__())
@@ -1816,7 +1816,7 @@ def test_a_small_value_is_put_in_the_tasks_that_use_it():
         for a, b in ((w, big), (v, -big))
     }
     dsk = optimize(
-        _plan.substitute(prod.__dask_graph__(), values, [prod.name]), prod.__dask_keys__()
+        _graph.substitute(prod.__dask_graph__(), values, [prod.name]), prod.__dask_keys__()
     )
     assert not [k for k in dsk if isinstance(k, tuple) and k[0] in (w.name, v.name)]
     got = dask.get(dsk, prod.__dask_keys__())
@@ -1926,7 +1926,7 @@ def test_a_block_that_several_reductions_use_is_reduced_by_all_in_one_task():
     something else uses too stays a task of its own."""
     from dask._expr import FinalizeCompute
 
-    from strict_array._backends.dask import _fusion
+    from strict_array._backends.dask._graph import fusion as _fusion
 
     a = np.random.default_rng(9).standard_normal((400, 6))
     x = xp.asarray(a, device=xp.DASK, chunks=(20, 6))
@@ -1955,7 +1955,7 @@ def _block_writes(node: Any) -> list[Any]:
     """The :class:`BlockWrite` steps of a task, also inside the tasks fused in it."""
     from dask._task_spec import Task, _execute_subgraph
 
-    from strict_array._backends.dask._fusion import BlockWrite
+    from strict_array._backends.dask._graph.fusion import BlockWrite
 
     if not isinstance(node, Task):
         return []
@@ -1973,7 +1973,7 @@ def test_a_chain_of_writes_fused_in_one_task_copies_the_block_once(chunks):
     that copy. NumPy's values."""
     from dask._expr import FinalizeCompute
 
-    from strict_array._backends.dask import _fusion
+    from strict_array._backends.dask._graph import fusion as _fusion
 
     a = np.random.default_rng(10).standard_normal((100, 5))
     with dask.config.set({"strict_array.keep-bytes": 1024}):  # (these 16 KiB are large)
@@ -1997,7 +1997,7 @@ def test_a_write_copies_a_block_that_another_step_uses_or_the_scheduler_holds():
     copies, and every step sees the values it would have seen."""
     from dask._task_spec import DataNode, Task, TaskRef
 
-    from strict_array._backends.dask._fusion import BlockWrite, tuple_of, written_in_place
+    from strict_array._backends.dask._graph.fusion import BlockWrite, tuple_of, written_in_place
 
     def write(key: str, into: str, column: int, value: Any) -> Any:
         return Task(key, BlockWrite((slice(None), slice(column, column + 1))), TaskRef(into), value)

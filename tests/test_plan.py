@@ -19,7 +19,7 @@ import dask.array as da
 import numpy as np
 import pytest
 
-from strict_array._backends.dask import _basics, _plan
+from strict_array._backends.dask import _basics, _graph, _plan
 
 ROWS, COLS = 240, 6
 DATA = np.random.default_rng(7).standard_normal((ROWS, COLS))
@@ -466,7 +466,7 @@ def test_raw_dask_graphs_are_planned_only_on_declared_metadata():
     s = ((x - m) ** 2).sum(axis=0)
     # nothing declared: no layer has a size the planner can prove, one graph
     assert len(_plan.plan([s], threshold_bytes=_threshold(x)).passes) == 1
-    _plan.declare(x, m)
+    _graph.declare(x, m)
     p = _plan.plan([s], threshold_bytes=_threshold(x))
     assert [li.name for li in p.passes[0].layers] == [m.name]
     _same(_plan.execute(p), dask.compute(s))
@@ -476,13 +476,13 @@ def _lying_mean(x):
     """x's column means whose array declares (COLS + 1,) where its block is (COLS,)."""
     m = x.mean(axis=0)
     lie = da.Array(m.dask, m.name, ((COLS + 1,),), meta=m._meta)
-    _plan.declare(lie)
+    _graph.declare(lie)
     return m
 
 
 def test_a_wrong_declaration_changes_no_value_and_fails_the_checks():
     x = da.from_array(DATA, chunks=(40, COLS))
-    _plan.declare(x)
+    _graph.declare(x)
     s = ((x - _lying_mean(x)) ** 2).sum(axis=0)
     p = _plan.plan([s], threshold_bytes=_threshold(x))
     assert len(p.passes) == 2
@@ -705,7 +705,7 @@ def _chain(w, steps, undeclared=()):
     for i in range(steps):
         c = (c @ c.T) / (i + 10.0) + np.eye(w.shape[0])
         if i not in undeclared:
-            _plan.declare(c)
+            _graph.declare(c)
     return c
 
 
@@ -713,7 +713,7 @@ def _values_layers(a):
     graph = a.__dask_graph__()
     return [
         name for name, layer in graph.layers.items()
-        if not graph.dependencies[name] and _plan.held_bytes(layer, from_shapes=False) is not None
+        if not graph.dependencies[name] and _graph.held_bytes(layer, from_shapes=False) is not None
     ]  # fmt: skip
 
 
@@ -731,7 +731,7 @@ def test_a_small_chain_from_values_here_is_computed_where_it_meets_data(steps, u
     w = da.from_array(np.cov(DATA.T), chunks=COLS)  # values in this process
     c = _chain(w, steps)
     out = (x @ (c.T if undeclared_last else c)).sum(axis=0)
-    _plan.declare(x, w, out)
+    _graph.declare(x, w, out)
     want = dask.compute(out, scheduler="sync")
     p = _plan.plan([out], threshold_bytes=10**9)
     assert not p.reductions  # nothing to cut: the chain is computed first all the same
@@ -753,10 +753,10 @@ def test_a_chain_after_a_cut_is_computed_before_the_next_pass():
     x = da.from_array(CountingStore(DATA), chunks=(40, COLS), asarray=False)
     m = x.mean(axis=0)
     cov = ((x - m).T @ (x - m)) / ROWS
-    _plan.declare(x, m, cov)
+    _graph.declare(x, m, cov)
     c = _chain(cov, 6, undeclared=(2,))
     out = ((x - m) @ c).sum(axis=0)
-    _plan.declare(out)
+    _graph.declare(out)
     want = dask.compute(out, scheduler="sync")
     p = _plan.plan([out], threshold_bytes=_threshold(x), small_bytes=COLS * COLS * 8)
     assert len(p.passes) == 3  # m, then the chain up to step 2, then the rest
@@ -778,7 +778,7 @@ def test_large_values_and_data_are_not_computed_here():
     small_from_big = big.sum(axis=0)
     small_from_data = x.sum(axis=0)
     out = (x * small_from_big * small_from_data).sum()
-    _plan.declare(x, big, small_from_big, small_from_data, out)
+    _graph.declare(x, big, small_from_big, small_from_data, out)
     graph = out.__dask_graph__()
     assert _plan.fold(graph, [out.name], DATA.nbytes - 1) == (graph, [])
     # with a bound above the values, their sum is computed here (the data is not read)
@@ -793,14 +793,14 @@ def test_arrays_made_from_nothing_hold_nothing():
     for a in (xp.eye(5, 3, k=1, device=xp.DASK), xp.arange(7, device=xp.DASK),
               xp.zeros((4, 2), device=xp.DASK)):  # fmt: skip
         layer = a._data.__dask_graph__().layers[a._data.name]
-        assert _plan.held_bytes(layer) == 0
+        assert _graph.held_bytes(layer) == 0
         # made again in other blocks (beside data in its blocks), it still holds nothing
         again = _basics.rechunk(a._data, {0: (1,) * a.shape[0]})
         assert again.chunks[0] == (1,) * a.shape[0] and _basics.remade(again)
-        assert _plan.held_bytes(again.__dask_graph__().layers[again.name]) == 0
+        assert _graph.held_bytes(again.__dask_graph__().layers[again.name]) == 0
     store = da.from_array(CountingStore(DATA), chunks=(40, COLS), asarray=False)
     graph = store.__dask_graph__()
-    assert [_plan.held_bytes(layer) for layer in graph.layers.values()].count(None) >= 1
+    assert [_graph.held_bytes(layer) for layer in graph.layers.values()].count(None) >= 1
 
 
 def test_cut_points_on_a_chain_computed_here_are_kept_for_their_passes():
@@ -1014,10 +1014,10 @@ def test_an_array_held_from_data_in_memory_is_computed_once(tmp_path, rows):
         gc.collect()
         loss = float(xp.sum(xp.exp(raw)))
         name, t_name = raw._data.name, xt._data.name
-        assert name in _keep._kept and _keep._kept[name][5] == _keep.HELD
+        assert name in _keep._kept and _keep._kept[name].bound == _keep.HELD
         grad = xp.matmul(raw.T, x)
         # (built on the kept blocks: the graph holds them as values)
-        assert _plan.held_bytes(grad._data.__dask_graph__().layers[name]) == 256 * 3 * 8
+        assert _graph.held_bytes(grad._data.__dask_graph__().layers[name]) == 256 * 3 * 8
         assert float(xp.sum(xt)) == pytest.approx(data.sum())
         assert t_name not in _keep._kept
         np.testing.assert_allclose(loss, np.exp(data @ w).sum(), rtol=1e-12)
@@ -1026,7 +1026,7 @@ def test_an_array_held_from_data_in_memory_is_computed_once(tmp_path, rows):
         gc.collect()
         assert name in _keep._kept  # (found again by a rebuilt ``x @ coef`` while they live)
         again = x @ coef
-        assert _plan.held_bytes(again._data.__dask_graph__().layers[name]) == 256 * 3 * 8
+        assert _graph.held_bytes(again._data.__dask_graph__().layers[name]) == 256 * 3 * 8
         del again, coef
         gc.collect()
         assert name not in _keep._kept

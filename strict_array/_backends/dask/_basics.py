@@ -14,7 +14,7 @@ import dask.array as da
 import numpy as np
 from dask.utils import parse_bytes
 
-from . import _plan
+from . import _facts, _graph
 
 
 def unknown(size: float) -> bool:
@@ -116,42 +116,31 @@ def pair_blocks(arrays: list[Any], places: list[tuple[int, int]]) -> None:
             arrays[i] = whole_axis(arrays[i], j)
 
 
-#: the attributes of a Dask array that hold what is known of it: how it is made in
-#: other blocks (an array made by zeros, ones, empty or full), the one value of all its
-#: elements (:func:`constant_value`), and its blocks' ranges (:func:`block_ranges`).
-#: They live as long as the array; an array made anew from its graph has none, and is
-#: rechunked, or its ranges computed, as any other
-_REMAKE, _CONSTANT, _SLICED, _RANGES = (
-    "_strict_array_remake", "_strict_array_constant", "_strict_array_sliced",
-    "_strict_array_ranges",
-)  # fmt: skip
-
-
 def made_from_nothing(x: da.Array, remake: Callable[[tuple], da.Array]) -> da.Array:
     """Note that ``x`` depends on no data, or on one small block broadcast (a tiled
     scalar), and is ``remake(chunks)`` in other chunks."""
-    setattr(x, _REMAKE, remake)
-    _plan.mark_made_from_nothing(x)
+    _facts.note(x, remake=remake)
+    _graph.note_made_from_nothing(x)
     return x
 
 
 def remade(x: da.Array) -> bool:
     """Whether ``x`` is made from nothing: :func:`rechunk` makes it again, at no cost."""
-    return getattr(x, _REMAKE, None) is not None
+    return _facts.of(x).remake is not None
 
 
 def made_constant(shape: tuple[int, ...], value: Any, dtype: Any, chunks: Any) -> da.Array:
     """``full(shape, value)`` in ``chunks``, noted as made from nothing and as constant:
     its value is known here (:func:`constant_value`)."""
     x = da.full(shape, value, dtype=dtype, chunks=chunks)
-    setattr(x, _CONSTANT, np.asarray(value).astype(x.dtype)[()])
+    _facts.note(x, constant=np.asarray(value).astype(x.dtype)[()])
     return made_from_nothing(x, lambda again: made_constant(shape, value, x.dtype, again))
 
 
 def constant_value(x: Any) -> np.generic | None:
     """The one value of every element of ``x`` where it is known here (``ones(n)``, and
     what only rearranges or casts it: see :func:`keeping_constant`), else None."""
-    return getattr(x, _CONSTANT, None) if isinstance(x, da.Array) else None
+    return _facts.of(x).constant  # type: ignore[no-any-return]
 
 
 def as_constant(out: Any, value: np.generic | np.ndarray | None) -> Any:
@@ -212,13 +201,14 @@ def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     block is used (an ``(n, 3)`` array beside the row blocks of an ``(n, 32)`` input,
     in GaussianMixture's E-step: as much memory as 3 blocks of the input, at any n).
     """
-    remake = getattr(x, _REMAKE, None)
+    facts = _facts.of(x)
+    remake = facts.remake
     if remake is not None:
         again = remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
         # (made from nothing too: scikit-learn's ``n_classes * arange(n)`` in its labels'
         # blocks read as data, and its loss as a computation that reads a file)
         return again if remade(again) else made_from_nothing(again, remake)
-    sliced = getattr(x, _SLICED, None)
+    sliced = facts.slice_of
     if sliced is not None:
         source, key = sliced
         axes = _kept_axes(key)
@@ -268,7 +258,7 @@ def sliced_in_blocks(data: da.Array, key: tuple[slice | int, ...]) -> da.Array:
         lambda b: b[key], data, chunks=tuple(chunks), dtype=data.dtype, name=name,
         drop_axis=dropped, meta=meta_from_array(data._meta, ndim=len(axes)),
     )  # fmt: skip
-    setattr(out, _SLICED, (data, key))
+    _facts.note(out, slice_of=(data, key))
     if remade(data):
 
         def remake(again: tuple) -> da.Array:
@@ -300,19 +290,20 @@ def bytes_in_memory(*xs: da.Array, made_below: int | None = None) -> int | None:
     None for any other arrays, and for arrays made in part from nothing of at least
     ``made_below`` bytes: a large one (``ones((10**9, 4))``) is made block by block, as
     data that streams; with ``made_below=0``, computing any of them is work."""
-    graph = _plan.merged_graph(xs)
+    graph = _graph.merged_graph(xs)
     if graph is None:
         return None
     held = 0
-    for name, layer in graph.layers.items():
-        if graph.dependencies.get(name):
+    deps = _graph.dependencies_of(graph)
+    for name, layer in _graph.layers_of(graph).items():
+        if deps[name]:
             continue
-        h = _plan.held_bytes(layer, from_shapes=False)
+        h = _graph.held_bytes(layer, from_shapes=False)
         if h is None:  # (made from nothing, or read from elsewhere)
-            if _plan.held_bytes(layer) is None:
+            if _graph.held_bytes(layer) is None:
                 return None
             if made_below is not None:
-                nbytes = _plan.layer_info(name, layer, True).nbytes
+                nbytes = _graph.layer_info(name, layer, True).nbytes
                 if nbytes is None or nbytes >= made_below:
                     return None
         held += h or 0
@@ -349,14 +340,14 @@ def ranges_of_blocks(x: da.Array) -> da.Array:
 
 def noted_block_ranges(x: Any) -> np.ndarray | None:
     """The bounds noted for ``x`` by :func:`with_block_ranges`, or None."""
-    return getattr(x, _RANGES, None)
+    return _facts.of(x).ranges
 
 
 def with_block_ranges(x: da.Array, ranges: np.ndarray) -> np.ndarray:
     """Note bounds of each block's values of ``x`` (``(nblocks, 2)``: least and
     greatest, ``(0, -1)`` for an empty block), known without computing it: returned by
     :func:`block_ranges` from now on."""
-    setattr(x, _RANGES, ranges)
+    _facts.note(x, ranges=ranges)
     return ranges
 
 

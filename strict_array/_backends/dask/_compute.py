@@ -27,7 +27,7 @@ from dask.utils import parse_bytes
 
 from ..._caller import called_from
 from ..._settings import current_known_sizes, current_planning, show_progress
-from . import _fusion, _keep, _plan
+from . import _keep, _plan
 from ._basics import (
     bytes_in_memory,
     cost_of_blocks,
@@ -37,6 +37,8 @@ from ._basics import (
     remade,
     with_block_ranges,
 )
+from ._graph import optimising
+from ._graph.fusion import optimize
 
 #: the dask.config keys of the plan of passes, and their defaults
 PLANNING_KEY, THRESHOLD_KEY = "strict_array.planning", "strict_array.planning-threshold"
@@ -58,8 +60,8 @@ def active_client() -> Any:
 def _run(collections: Sequence[Any], persist: bool = False, title: str | None = None) -> list[Any]:
     """Compute (or persist) Dask collections in one go, with a progress bar if wanted;
     Dask optimises their graph after element-wise layers are made once per user
-    (:mod:`._fusion`)."""
-    with dask.config.set({"array_optimize": _fusion.optimize}):
+    (:mod:`._graph.fusion`)."""
+    with optimising(optimize):
         return _run_optimised(collections, persist, title)
 
 
@@ -193,16 +195,16 @@ def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
     threshold = planning_threshold()
     extra, together = [*_keep.candidates(datas), *_keep.held(datas, threshold)], alone
     if extra:
-        together = plan([*datas, *(e[0] for e in extra)])
+        together = plan([*datas, *(e.array for e in extra)])
         # (with passes, only where the extra outputs leave them as they are: scikit-learn's
         # Ridge selects ``s[s > 1e-15]`` of an SVD planned in two passes, then assigns
         # through the mask again, and ``s`` was computed again from the data)
         if alone.reductions and len(together.passes) != len(alone.passes):
             extra, together = [], alone
-    more: list[tuple[da.Array, Any, _plan.LayerInfo]] = []
+    more: list[_keep.Candidate] = []
     with_more = together
     for m in _keep.pending(datas, threshold):
-        tried = plan([*datas, *(e[0] for e in (*extra, *more, m))])
+        tried = plan([*datas, *(e.array for e in (*extra, *more, m))])
         if len(tried.passes) == len(alone.passes):
             more.append(m)
             with_more = tried
@@ -216,7 +218,7 @@ def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
 
 def _run_keeping(
     datas: Sequence[da.Array],
-    extra: Sequence[tuple[da.Array, Any, _plan.LayerInfo]],
+    extra: Sequence[_keep.Candidate],
     p: _plan.Plan,
     persist: bool,
 ) -> list:

@@ -23,6 +23,7 @@ import dask.array as da
 import numpy as np
 
 from ..._broadcasting import index_shape
+from . import _facts, _graph
 from ._basics import (
     config_bytes,
     made_from_nothing,
@@ -38,7 +39,7 @@ from ._basics import (
 )
 from ._basics import flip as flip_axes
 from ._basics import unknown as _unknown
-from ._fusion import BlockWrite
+from ._graph.fusion import BlockWrite
 from ._keep import may_be_kept
 from ._namespace import checked_index, take, with_index_length
 
@@ -364,12 +365,6 @@ def _within_blocks(
     return tuple(out)
 
 
-#: the attribute of an array made by :func:`_assign_blockwise` that says how: the array
-#: written into, the region written (a ``(start, stop)`` per axis), and the value put
-#: there (a Dask array of the region's shape, or a scalar)
-_WRITTEN = "_strict_array_written"
-
-
 def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
     """The array and basic key that select ``data[parts]`` from the fewest writes.
 
@@ -383,7 +378,7 @@ def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
     A small array is read as it is: its value may be kept (:mod:`._keep`), where its
     writes' values may be computed again from the data.
     """
-    if not hasattr(data, _WRITTEN) or any(p is None for p in parts):
+    if _facts.of(data).written is None or any(p is None for p in parts):
         return data, parts
     full = _one_per_axis(parts, data.ndim)
     if full is None:
@@ -402,8 +397,8 @@ def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
             return data, parts
         spans.append((r[0], r[-1], r.step))
     # (not through a small array: once computed, its value is kept and its history cut)
-    while hasattr(data, _WRITTEN) and not may_be_kept(data):
-        base, region, value = getattr(data, _WRITTEN)
+    while (written := _facts.of(data).written) is not None and not may_be_kept(data):
+        base, region, value = written
         if any(last < a or first >= b for (first, last, _), (a, b) in zip(spans, region)):
             data = base  # (the write missed the selection)
             continue
@@ -476,9 +471,10 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
     if all(k.step in (None, 1) for k in key) and not may_be_kept(out):
         # (not on a small array, which is read as it is: its versions would stay alive,
         # each a candidate for ``_keep.pending``)
-        setattr(
-            out, _WRITTEN, (data, tuple(k.indices(n)[:2] for k, n in zip(key, data.shape)), value)
-        )
+        # (the array written into, the region written, a ``(start, stop)`` per axis, and
+        # the value put there: a Dask array of the region's shape, or a scalar)
+        region = tuple(k.indices(n)[:2] for k, n in zip(key, data.shape))
+        _facts.note(out, written=(data, region, value))
     if remade(data) and not isinstance(value, da.Array):
         # (a scalar put in an array made from nothing: made again with it, XP[:, 0] = 1)
         made_from_nothing(
@@ -511,7 +507,7 @@ def select_counted(data: da.Array, axis: int, mask: da.Array, counts: tuple[int,
     chunks[axis] = counts
     # (blocks that select nothing go: Dask cannot pair 128 empty blocks with 2, as a
     # selection of an 8 GiB vector and one of a broadcast scalar are)
-    return without_empty_blocks(da.Array(out.dask, out.name, tuple(chunks), meta=out._meta))
+    return without_empty_blocks(_graph.with_chunks(out, chunks))
 
 
 def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any:
@@ -744,29 +740,10 @@ def _setitem_shallow(data: da.Array, key: Any, value: da.Array) -> da.Array:
     computation costs the size of that computation, and each later assignment of the
     same history again (``a[i, i] = v[i]`` in a loop: quadratic). The value is given
     to Dask as one alias task per block; its own layers join the result's graph."""
-    from dask._task_spec import Alias
-    from dask.core import flatten
-    from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
-
-    alias = "alias-" + value.name
-    tasks = {}
-    for k in flatten(value.__dask_keys__()):
-        ak = (alias, *k[1:])
-        tasks[ak] = Alias(ak, k)
-    stub = da.Array(
-        HighLevelGraph({alias: MaterializedLayer(tasks)}, {alias: set()}),
-        alias,
-        value.chunks,
-        meta=value._meta,
-    )
     out = data.copy()
-    out[key] = stub
-    g, vg = cast(HighLevelGraph, out.__dask_graph__()), cast(HighLevelGraph, value.__dask_graph__())
-    layers = {**vg.layers, **g.layers}
-    deps = {k: set(v) for k, v in {**vg.dependencies, **g.dependencies}.items()}
+    out[key] = _graph.aliased(value)
     # (Dask's setitem merges the alias tasks into its own layer, which so reads the value)
-    deps[out.name] = deps.get(out.name, set()) | {value.name}
-    return da.Array(HighLevelGraph(layers, deps), out.name, out.chunks, meta=out._meta)
+    return _graph.joined(out, value)
 
 
 def _fill(data: da.Array, value: Any) -> da.Array:

@@ -21,11 +21,13 @@ those inputs: scikit-learn checks ``isfinite(sum(X))`` when it fits and again wh
 it predicts, each time a new array, which read ``X`` again. The total is bounded
 (``strict_array.keep-total``, oldest dropped first).
 
-The arrays strict_array returned whose layer is kept are cut from their history: their
-graph becomes their computed blocks (:func:`track` follows the small ones). So the
-graph of step ``k`` of a loop does not hold the steps before the last computation,
-and building it costs the same at every step (every Dask operation copies the layers
-of its operands' graphs: a history that grows makes each operation slower).
+Each array strict_array makes is built on the kept values rather than on the layers
+that computed them (:func:`track`): its graph is made anew with kept layers replaced
+by their blocks, before the program sees it; an array the program holds is never
+rewritten. So the graph of step ``k`` of a loop does not hold the steps before the
+last computation, and building it costs the same at every step (every Dask operation
+copies the layers of its operands' graphs: a history that grows makes each operation
+slower).
 
 Where a computation reads only values in memory (arrays persisted, NumPy's arrays
 given to ``asarray``, arrays made from nothing below the planning threshold), the
@@ -45,14 +47,18 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import dask.array as da
 import numpy as np
-from dask.highlevelgraph import HighLevelGraph
 
-from . import _plan
+from . import _graph
 from ._basics import bytes_in_memory, config_bytes
+from ._graph import LayerInfo
+
+if TYPE_CHECKING:
+    from ._plan import Pass
 
 KEEP_KEY, TOTAL_KEY = "strict_array.keep-bytes", "strict_array.keep-total"
 DEFAULT_KEEP, DEFAULT_TOTAL = "1 MiB", "256 MiB"
@@ -61,7 +67,7 @@ HELD_KEY, DEFAULT_HELD = "strict_array.keep-held-total", "1 GiB"
 SMALL, HELD = "small", "held"
 _BOUNDS = {SMALL: (TOTAL_KEY, DEFAULT_TOTAL), HELD: (HELD_KEY, DEFAULT_HELD)}
 
-#: name -> the small arrays strict_array returned (cut from their history once computed)
+#: name -> the small arrays strict_array returned (candidates for :func:`pending`)
 _tracked: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictionary()
 
 #: name -> weak references to every array of that name strict_array returned: those the
@@ -69,9 +75,34 @@ _tracked: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictiona
 #: array of ``a``'s name, which may go first (scikit-learn's ``_logsumexp``)
 _made: dict[str, list[weakref.ref]] = {}
 
-#: layer name -> (weak reference to the layer object, block keys, blocks, bytes, weak
-#: references to its input layers by name, or None: see :func:`_inputs`; its bound)
-_kept: OrderedDict[str, tuple[Any, list, list, int, dict[str, Any] | None, str]] = OrderedDict()
+
+@dataclass(frozen=True)
+class Kept:
+    """The computed blocks of one layer, kept."""
+
+    #: a weak reference to the layer object whose blocks these are
+    layer: weakref.ref
+    keys: list
+    blocks: list
+    nbytes: int
+    #: weak references to the input layers it is computed from, by name (or None: see
+    #: :func:`_inputs`)
+    inputs: dict[str, weakref.ref] | None
+    #: the bound it counts under: :data:`SMALL` or :data:`HELD`
+    bound: str
+
+
+class Candidate(NamedTuple):
+    """An array to compute with a computation and keep: a layer of its graph (or of a
+    held array's), as an array of its own."""
+
+    array: da.Array
+    layer: Any
+    info: LayerInfo
+
+
+#: layer name -> its kept blocks, the oldest first
+_kept: OrderedDict[str, Kept] = OrderedDict()
 _total = {SMALL: 0, HELD: 0}
 _lock = threading.RLock()  # computations run from several threads
 
@@ -80,19 +111,20 @@ def _drop(name: str) -> None:
     with _lock:
         entry = _kept.pop(name, None)
         if entry is not None:
-            _total[entry[5]] -= entry[3]
+            _total[entry.bound] -= entry.nbytes
 
 
-def track(*arrays: da.Array) -> None:
-    """``arrays``, just made by strict_array, built on kept values rather than on the
-    layers that computed them; and the small ones followed: once their own layer is
-    computed and kept, their graph is cut to the computed blocks."""
-    for a in arrays:
-        if _kept:
-            _prune(a)
-        if may_be_kept(a):
-            _tracked[a.name] = a
-        _note_made(a)
+def track(a: da.Array) -> da.Array:
+    """``a``, just made by strict_array, built on kept values rather than on the layers
+    that computed them (a new array where some are kept: ``a`` is not rewritten), and
+    followed: the program may hold it (:func:`held`), and a small one may be computed
+    with a later computation (:func:`pending`)."""
+    if _kept:
+        a = _pruned(a)
+    if may_be_kept(a):
+        _tracked[a.name] = a
+    _note_made(a)
+    return a
 
 
 def _note_made(a: da.Array) -> None:
@@ -116,7 +148,8 @@ def _held_layer(name: str, layer: Any) -> bool:
         refs = list(_made.get(name, ()))
     for ref in refs:
         a = ref()
-        if a is not None and getattr(a.__dask_graph__(), "layers", {}).get(name) is layer:
+        graph = None if a is None else _graph.graph_of(a)
+        if graph is not None and _graph.layers_of(graph).get(name) is layer:
             return True
     return False
 
@@ -127,91 +160,83 @@ def may_be_kept(a: da.Array) -> bool:
     return not any(c != c for c in a.shape) and a.nbytes <= config_bytes(KEEP_KEY, DEFAULT_KEEP)
 
 
-def _prune(a: da.Array) -> None:
-    """``a``'s graph with its kept layers replaced by their blocks (and what fed only them
-    dropped): an array built on an operand computed meanwhile does not carry its history."""
-    graph = a.__dask_graph__()
-    if not isinstance(graph, HighLevelGraph) or a.name not in graph.layers:
-        return
+def _pruned(a: da.Array) -> da.Array:
+    """``a`` on a graph with its kept layers replaced by their blocks (and what fed only
+    them dropped): an array built on an operand computed meanwhile does not carry its
+    history. A new array (with ``a``'s facts) where anything is replaced, else ``a``."""
+    graph = _graph.graph_of(a)
+    if graph is None or a.name not in _graph.layers_of(graph):
+        return a
     hits = _hits(graph)
-    if hits:
-        a.dask = _plan.substitute(graph, hits, [a.name])
+    if not hits:
+        return a
+    return _graph.with_graph(a, _graph.substitute(graph, hits, [a.name]))
 
 
-def _hits(graph: HighLevelGraph) -> dict[str, tuple[list[Any], Sequence[Any]]]:
+def _hits(graph: Any) -> dict[str, tuple[list[Any], Sequence[Any]]]:
     """The layers of ``graph`` whose blocks are kept (the very layer objects)."""
     hits: dict[str, tuple[list[Any], Sequence[Any]]] = {}
     with _lock:
-        for name, layer in graph.layers.items():
+        for name, layer in _graph.layers_of(graph).items():
             entry = _kept.get(name)
-            if entry is not None and (entry[0]() is layer or _same_inputs(graph, name, entry[4])):
-                hits[name] = (entry[1], entry[2])
+            if entry is not None and (
+                entry.layer() is layer or _same_inputs(graph, name, entry.inputs)
+            ):
+                hits[name] = (entry.keys, entry.blocks)
                 _kept.move_to_end(name)
     return hits
-
-
-def _cut(name: str, layer: Any, keys: list, blocks: list) -> None:
-    """The tracked array of that layer, its graph now its computed blocks."""
-    a = _tracked.get(name)
-    if a is None:
-        return
-    graph = a.__dask_graph__()
-    if not isinstance(graph, HighLevelGraph) or graph.layers.get(name) is not layer:
-        return  # (another array of that name, from a rebuilt graph: not this value's)
-    cut = _plan.substitute(graph, {name: (keys, blocks)}, [name])
-    a.dask = cut  # (same name, chunks and blocks: only the history goes)
 
 
 def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
     """``datas`` with every layer whose blocks are kept replaced by them."""
     if not _kept:
         return list(datas)
-    graph = _plan.merged_graph(datas)
+    graph = _graph.merged_graph(datas)
     if graph is None:
         return list(datas)
     hits = _hits(graph)
     if not hits:
         return list(datas)
-    roots = [d.__dask_layers__()[0] for d in datas]
-    new = _plan.substitute(graph, hits, roots)
+    roots = [_graph.root_layer(d) for d in datas]
+    new = _graph.substitute(graph, hits, roots)
     return [
-        da.Array(_plan.own_graph(new, r), d.name, d.chunks, meta=d._meta)
+        _graph.array_on(_graph.own_graph(new, r), d.name, d.chunks, meta=d._meta)
         for d, r in zip(datas, roots)
     ]
 
 
-def candidates(datas: Sequence[da.Array]) -> list[tuple[da.Array, Any, _plan.LayerInfo]]:
+def candidates(datas: Sequence[da.Array]) -> list[Candidate]:
     """The small layers of ``datas``' graph worth keeping, as arrays to compute too."""
     limit = config_bytes(KEEP_KEY, DEFAULT_KEEP)
     if limit <= 0:
         return []
-    graph = _plan.merged_graph(datas)
+    graph = _graph.merged_graph(datas)
     if graph is None:
         return []
-    layers = graph.layers
-    deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
-    info = {k: _plan.layer_info(k, layer, False) for k, layer in layers.items()}
+    layers = _graph.layers_of(graph)
+    deps = _graph.dependencies_of(graph)
+    info = {k: _graph.layer_info(k, layer, False) for k, layer in layers.items()}
     small = {k for k, i in info.items() if i.nbytes is not None and i.nbytes <= limit}
     # a layer whose blocks are data already (an input, a kept value) costs nothing
     data_layers = {k for k in layers if not deps[k]}
     # costly: reached from a layer that is not known to be small
     costly: dict[str, bool] = {}
-    for k in _plan.toposort(set(layers), deps):
+    for k in _graph.toposort(set(layers), deps):
         costly[k] = any(costly[d] or (d not in small and d not in data_layers) for d in deps[k])
     outs = {d.name for d in datas}
     found = []
     for k in small:
         if k in outs or not costly[k] or k in _kept:
             continue
-        if not _plan.substitutable(info[k], layers[k]):
+        if not _graph.substitutable(info[k], layers[k]):
             continue
         i = info[k]
-        arr = da.Array(_plan.own_graph(graph, k), k, i.chunks, dtype=i.dtype)
-        found.append((arr, layers[k], i))
+        arr = _graph.array_on(_graph.own_graph(graph, k), k, i.chunks, dtype=i.dtype)
+        found.append(Candidate(arr, layers[k], i))
     return found
 
 
-def held(datas: Sequence[da.Array], large: int) -> list[tuple[da.Array, Any, _plan.LayerInfo]]:
+def held(datas: Sequence[da.Array], large: int) -> list[Candidate]:
     """The arrays the program still holds (strict_array made them, the very layer is in
     ``datas``' graph) larger than ``strict_array.keep-bytes``, where computing ``datas``
     reads only values in memory (persisted arrays, NumPy's arrays, and arrays made from
@@ -224,22 +249,23 @@ def held(datas: Sequence[da.Array], large: int) -> list[tuple[da.Array, Any, _pl
     in_memory = bytes_in_memory(*datas, made_below=large) if _made else None
     if in_memory is None:
         return []  # (a read from a file, a store or a cluster: streamed, not kept)
-    graph = _plan.merged_graph(datas)
+    graph = _graph.merged_graph(datas)
     assert graph is not None  # (values in memory are in a graph of layers)
     outs = {d.name for d in datas}
+    deps = _graph.dependencies_of(graph)
     found = []
-    for k, layer in graph.layers.items():
-        if k in outs or not graph.dependencies.get(k) or k in _kept:
+    for k, layer in _graph.layers_of(graph).items():
+        if k in outs or not deps[k] or k in _kept:
             continue
         if not _held_layer(k, layer):
             continue  # (not held, or another array of that name: a rebuilt graph)
-        info = _plan.layer_info(k, layer, False)
+        info = _graph.layer_info(k, layer, False)
         if info.nbytes is None or not small < info.nbytes <= in_memory // 4:
             continue
-        if info.chunks is None or not _plan.substitutable(info, layer):
+        if info.chunks is None or not _graph.substitutable(info, layer):
             continue
-        arr = da.Array(_plan.own_graph(graph, k), k, info.chunks, dtype=info.dtype)
-        found.append((arr, layer, info))
+        arr = _graph.array_on(_graph.own_graph(graph, k), k, info.chunks, dtype=info.dtype)
+        found.append(Candidate(arr, layer, info))
     return found
 
 
@@ -248,7 +274,7 @@ def held(datas: Sequence[da.Array], large: int) -> list[tuple[da.Array, Any, _pl
 MOST_PENDING = 32
 
 
-def pending(datas: Sequence[da.Array], large: int) -> list[tuple[da.Array, Any, _plan.LayerInfo]]:
+def pending(datas: Sequence[da.Array], large: int) -> list[Candidate]:
     """The small arrays strict_array made that the program still holds and that are not
     computed yet, which use a layer of at least ``large`` bytes that ``datas`` use:
     candidates to compute in the same passes (see ``_compute.compute``).
@@ -259,12 +285,13 @@ def pending(datas: Sequence[da.Array], large: int) -> list[tuple[da.Array, Any, 
     ``change`` read the data again for them. Computed with the scalar, in the pass
     that reads the data anyway, and kept, they are there when the next step needs
     them."""
-    graph = _plan.merged_graph(datas)
+    graph = _graph.merged_graph(datas)
     if graph is None or not _tracked:
         return []
+    layers = _graph.layers_of(graph)
     inputs = {  # (the large layers: the data read, and what is computed from it)
-        k for k, layer in graph.layers.items()
-        if (_plan.layer_info(k, layer, False).nbytes or 0) >= large
+        k for k, layer in layers.items()
+        if (_graph.layer_info(k, layer, False).nbytes or 0) >= large
     }  # fmt: skip
     if not inputs:
         return []
@@ -272,17 +299,17 @@ def pending(datas: Sequence[da.Array], large: int) -> list[tuple[da.Array, Any, 
         held = [a for a in list(_tracked.values())[-MOST_PENDING:] if a.name not in _kept]
     found = []
     for a in held:
-        theirs = a.__dask_graph__()
-        if a.name in graph.layers or not isinstance(theirs, HighLevelGraph):
+        theirs = _graph.graph_of(a)
+        if a.name in layers or theirs is None:
             continue
-        layer = theirs.layers.get(a.name)
-        if layer is None or not inputs & theirs.layers.keys():
+        layer = _graph.layers_of(theirs).get(a.name)
+        if layer is None or not inputs & _graph.layers_of(theirs).keys():
             continue
-        info = _plan.layer_info(a.name, layer, False)
-        if info.chunks is None or not _plan.substitutable(info, layer):
+        info = _graph.layer_info(a.name, layer, False)
+        if info.chunks is None or not _graph.substitutable(info, layer):
             continue
         (a,) = substitute([a])
-        found.append((a, layer, info))
+        found.append(Candidate(a, layer, info))
     return found
 
 
@@ -290,11 +317,11 @@ def _inputs(graph: Any, name: str) -> dict[str, Any] | None:
     """The layers without dependencies that ``name`` is computed from in ``graph``, by
     name; None where one of them is a kept value (made again at each substitution, so
     never the same object twice) or where there is none."""
-    deps = graph.dependencies
-    roots = {n for n in _plan.reachable([name], deps) if n != name and not deps.get(n)}
+    deps = _graph.dependencies_of(graph)
+    roots = {n for n in _graph.reachable([name], deps) if n != name and not deps[n]}
     if not roots or roots & _kept.keys():
         return None
-    return {n: graph.layers[n] for n in roots}
+    return {n: _graph.layers_of(graph)[n] for n in roots}
 
 
 def _same_inputs(graph: Any, name: str, inputs: dict[str, Any] | None) -> bool:
@@ -315,14 +342,14 @@ def _release(name: str, ref: Any) -> None:
         entry = _kept.get(name)
         if entry is None:
             return
-        inputs = entry[4] or {}
-        if ref is entry[0] and not (inputs and all(i() is not None for i in inputs.values())):
+        inputs = entry.inputs or {}
+        if ref is entry.layer and not (inputs and all(i() is not None for i in inputs.values())):
             _drop(name)
         elif any(ref is i for i in inputs.values()):
             _drop(name)
 
 
-def keep(items: Sequence[tuple[da.Array, Any, _plan.LayerInfo]], values: Sequence[Any]) -> None:
+def keep(items: Sequence[Candidate], values: Sequence[Any]) -> None:
     """Keep the computed ``values`` of ``items`` (their array, layer object, info): under
     ``strict_array.keep-held-total`` those larger than ``strict_array.keep-bytes``
     (:func:`held`), else under ``strict_array.keep-total``."""
@@ -330,24 +357,25 @@ def keep(items: Sequence[tuple[da.Array, Any, _plan.LayerInfo]], values: Sequenc
     for (a, layer, info), value in zip(items, values):
         value = np.asarray(value)
         assert info.chunks is not None  # (a candidate's chunks are known)
-        keys = _plan.block_keys(info)
+        keys = _graph.block_keys(info)
         offsets = [np.cumsum((0, *c)) for c in info.chunks]
         blocks = [value[tuple(slice(o[i], o[i + 1]) for o, i in zip(offsets, k[1:]))] for k in keys]
         bound = HELD if value.nbytes > small else SMALL
-        _store(info.name, layer, keys, blocks, value.nbytes, _inputs(a.dask, info.name), bound)
+        inputs = _inputs(_graph.graph_of(a), info.name)
+        _store(info.name, layer, keys, blocks, value.nbytes, inputs, bound)
 
 
-def keep_pass(arrays: Sequence[da.Array], step: _plan.Pass, results: Sequence[Any]) -> None:
+def keep_pass(arrays: Sequence[da.Array], step: Pass, results: Sequence[Any]) -> None:
     """Keep the cut points a planned pass computed (small by the plan's own rule, and
     computed anyway): a later computation does not read the large input for them again."""
     limit = config_bytes(KEEP_KEY, DEFAULT_KEEP)
-    graph = _plan.merged_graph(arrays) if limit > 0 else None
+    graph = _graph.merged_graph(arrays) if limit > 0 else None
     if graph is None:
         return
     for info, blocks in zip(step.layers, results):
-        layer = graph.layers.get(info.name)
+        layer = _graph.layers_of(graph).get(info.name)
         if layer is not None and info.nbytes is not None and info.nbytes <= limit:
-            keys, inputs = _plan.block_keys(info), _inputs(graph, info.name)
+            keys, inputs = _graph.block_keys(info), _inputs(graph, info.name)
             _store(info.name, layer, keys, list(blocks), info.nbytes, inputs, SMALL)
 
 
@@ -371,12 +399,11 @@ def _store(
         refs = {k: weakref.ref(i, release) for k, i in (inputs or {}).items()}
     except TypeError:
         return
-    _cut(name, layer, keys, blocks)
     with _lock:
-        _kept[name] = (ref, keys, blocks, nbytes, refs or None, bound)
+        _kept[name] = Kept(ref, keys, blocks, nbytes, refs or None, bound)
         _total[bound] += nbytes
         while _total[bound] > total:  # (the oldest under the same bound first)
-            _drop(next(n for n, e in _kept.items() if e[5] == bound))
+            _drop(next(n for n, e in _kept.items() if e.bound == bound))
 
 
 def clear() -> None:

@@ -16,7 +16,7 @@ import dask.array as da
 import numpy as np
 
 from ._basics import pair_blocks, reshape, unknown, whole_axes, whole_axis
-from ._plan import declare
+from ._graph import declare
 
 
 def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:

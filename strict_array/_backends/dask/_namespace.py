@@ -17,9 +17,8 @@ import array_api_compat.numpy as cnp
 import dask
 import dask.array as da
 import numpy as np
-from dask.core import flatten
 
-from . import _keep, _linalg, _plan, _reductions, _set, _sorting
+from . import _graph, _keep, _linalg, _reductions, _set, _sorting
 from ._basics import (
     as_constant,
     block_ranges,
@@ -41,6 +40,15 @@ from ._basics import (
     without_empty_blocks,
 )
 from ._compute import computed_block_ranges, counted, in_partner_blocks, sizes_asked
+from ._graph import (
+    Task,
+    TaskRef,
+    array_of_tasks,
+    block_keys_of,
+    is_value,
+    tasks_of,
+    with_chunks,
+)
 
 
 def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
@@ -54,7 +62,7 @@ def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
     if n != n or out.shape[axis] == n or out.numblocks[axis] != 1:
         return out
     chunks = out.chunks[:axis] + ((n,),) + out.chunks[axis + 1 :]
-    return da.Array(out.dask, out.name, chunks, meta=out._meta)
+    return with_chunks(out, chunks)
 
 
 def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Array:
@@ -104,9 +112,7 @@ def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array
     lazy index pairs every block of the index with every block of ``x``, and holds all
     of ``x`` until the last block of the index. None where the blocks of the index
     would each reach most of ``x`` (indices in no order): Dask's take, then."""
-    from dask._task_spec import Task, TaskRef
     from dask.base import tokenize
-    from dask.highlevelgraph import HighLevelGraph
 
     offsets = np.cumsum((0, *x.chunks[0]))
     spans = [
@@ -120,19 +126,16 @@ def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array
     name = "take-known-" + tokenize(x.name, index.name)
     made = _made_from_data(index)
     tasks: dict[Any, Any] = {}
-    for j, (key, (first, stop)) in enumerate(zip(flatten(index.__dask_keys__()), spans)):
+    for j, (key, (first, stop)) in enumerate(zip(block_keys_of(index), spans)):
         sources = (TaskRef((x.name, i)) for i in range(first, stop))
         start = int(offsets[first])
         gather = Task((name, j), _gather_from, TaskRef(key), start, x.dtype, *sources)
         chain = made.get(key)
         tasks[(name, j)] = gather if chain is None else Task.fuse(*chain, gather)
-    graph = HighLevelGraph.from_collections(name, tasks, dependencies=[x, index])  # type: ignore[list-item]
     # the fused tasks read the data the index is made from: its layers are this layer's
     # dependencies too, kept when the index's own layer is replaced by kept blocks
     read = {k[0] if isinstance(k, tuple) else k for t in tasks.values() for k in t.dependencies}
-    deps = {k: set(v) for k, v in graph.dependencies.items()}
-    deps[name] |= read & graph.layers.keys()
-    return da.Array(HighLevelGraph(dict(graph.layers), deps), name, index.chunks, meta=x._meta)
+    return array_of_tasks(name, tasks, [x, index], index.chunks, meta=x._meta, reads=read)
 
 
 def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
@@ -142,12 +145,9 @@ def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
     the sorted scores a take gathers from waited for them (scikit-learn's curves,
     8 GiB: nearly all of both held, 500 MiB). The data may be on a cluster's workers.
     No entry for a block made from anything else: its gather waits for it."""
-    from dask._task_spec import DataNode, convert_legacy_graph
-
-    raw = dict(index.__dask_graph__())
-    graph = convert_legacy_graph(raw)
+    raw, graph = tasks_of(index)
     out: dict[Any, list[Any]] = {}
-    for key in flatten(index.__dask_keys__()):
+    for key in block_keys_of(index):
         chain: dict[Any, Any] = {}
         todo = [key]
         while todo:
@@ -157,7 +157,7 @@ def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
                 continue
             if node is None or len(chain) == most:
                 break
-            if not isinstance(node, DataNode) and k not in chain:
+            if not is_value(node) and k not in chain:
                 chain[k] = node
                 todo += node.dependencies
         else:
@@ -808,9 +808,7 @@ def _diff(x: da.Array, /, *, axis: int = -1, n: int = 1, **ends: Any) -> da.Arra
 def _diff_by_blocks(x: da.Array, axis: int) -> da.Array:
     """One difference along a known ``axis``: each block with the first element of the
     next (NumPy's ``diff``: ``!=`` for booleans), in x's blocks, the last one shorter."""
-    from dask._task_spec import Task, TaskRef
     from dask.base import tokenize
-    from dask.highlevelgraph import HighLevelGraph
 
     if x.shape[axis] == 0:  # (differences of nothing: nothing, of x's dtype)
         return x
@@ -829,9 +827,8 @@ def _diff_by_blocks(x: da.Array, axis: int) -> da.Array:
         tasks[(name, *index)] = Task((name, *index), _diff_with_next, axis, *refs)
     chunks = list(x.chunks)
     chunks[axis] = (*sizes[:-1], sizes[-1] - (len(sizes) == len(x.chunks[axis])))
-    graph = HighLevelGraph.from_collections(name, tasks, dependencies=[x])  # type: ignore[list-item]
     meta = np.diff(np.empty((1,) * x.ndim, dtype=x.dtype), axis=axis)
-    return da.Array(graph, name, tuple(chunks), meta=meta)
+    return array_of_tasks(name, tasks, [x], chunks, meta=meta)
 
 
 def _diff_with_next(
@@ -992,14 +989,17 @@ def build_namespace() -> types.SimpleNamespace:
 
 def declared(out: Any) -> Any:
     """``out`` (an array, or a tuple of them) with its metadata declared to the planner
-    (:func:`._plan.declare`): strict_array vouches for the arrays it returns."""
+    (:func:`._graph.declare`): strict_array vouches for the arrays it returns. Each is
+    built on the values kept so far (:func:`._keep.track`): a new array where some of its
+    graph is kept."""
     if isinstance(out, da.Array):
-        _plan.declare(out)
-        _keep.track(out)
-    elif isinstance(out, tuple):
+        _graph.declare(out)
+        return _keep.track(out)
+    if isinstance(out, tuple) and any(isinstance(a, da.Array) for a in out):
         arrays = [a for a in out if isinstance(a, da.Array)]
-        _plan.declare(*arrays)
-        _keep.track(*arrays)
+        _graph.declare(*arrays)
+        items = [_keep.track(a) if isinstance(a, da.Array) else a for a in out]
+        return type(out)(*items) if hasattr(out, "_fields") else type(out)(items)
     return out
 
 

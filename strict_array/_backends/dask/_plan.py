@@ -50,50 +50,45 @@ Example (a 2-pass plan; sizes in bytes, thresholds tiny for the example)::
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import dask
 import dask.array as da
-import dask.local
-import numpy as np
-from dask.base import clone_key, tokenize
-from dask.blockwise import Blockwise
-from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
-from dask.layers import ArrayChunkShapeDep
+from dask.base import tokenize
 
-_DataNode: Any
-_GraphNode: Any
-_convert_legacy_graph: Any
-try:  # Dask >= 2024.12: tasks are objects; a value is a DataNode
-    from dask._task_spec import DataNode as _DataNode
-    from dask._task_spec import GraphNode as _GraphNode
-    from dask._task_spec import convert_legacy_graph as _convert_legacy_graph
-except ImportError:  # pragma: no cover - older Dask: a graph value is the value itself
-    _DataNode = _GraphNode = _convert_legacy_graph = None
+from ._graph import (
+    Blocks,
+    LayerInfo,
+    array_info,
+    block_keys,
+    computed_here,
+    dependencies_of,
+    fmt_bytes,
+    held_bytes,
+    layer_info,
+    layers_of,
+    merged_graph,
+    own_graph,
+    reachable,
+    rename_graph,
+    renamed_arrays,
+    root_layer,
+    substitutable,
+    substitute,
+    toposort,
+    users_of,
+)
 
 __all__ = [
     "CHECKS_KEY",
-    "LayerInfo",
     "Pass",
     "Plan",
-    "block_keys",
-    "clone",
     "compute",
-    "declare",
     "execute",
-    "layer_info",
-    "merged_graph",
-    "own_graph",
     "plan",
     "rewrite",
-    "substitutable",
-    "substitute",
-    "toposort",
 ]
 
 #: the default for ``small_bytes`` is ``threshold_bytes // 16``, at most this: values
@@ -101,132 +96,6 @@ __all__ = [
 SMALL_BYTES_CAP = 64 * 2**20
 
 
-# --- layer metadata --------------------------------------------------------------------
-@dataclass(frozen=True)
-class LayerInfo:
-    """What the graph says about one layer (from its ``collection_annotations``).
-
-    ``nbytes`` is ``None`` when the size is unknown: a layer without annotations (not
-    the layer of a Dask array), unknown (NaN) sizes, or an object dtype.
-    """
-
-    name: str
-    shape: tuple[float, ...] | None
-    dtype: np.dtype | None
-    chunks: tuple[tuple[float, ...], ...] | None
-    nbytes: int | None
-
-    @property
-    def numblocks(self) -> tuple[int, ...] | None:
-        return None if self.chunks is None else tuple(len(c) for c in self.chunks)
-
-    @property
-    def nblocks(self) -> int | None:
-        nb = self.numblocks
-        return None if nb is None else math.prod(nb)
-
-    @property
-    def label(self) -> str:
-        """The layer's name with its token shortened (``mean_agg-aggregate-2c5b1d1``)."""
-        return _short(self.name)
-
-    def describe(self) -> str:
-        if self.shape is None:
-            return f"{self.label}  (no array metadata)"
-        shape = "(" + ", ".join("?" if s != s else str(int(s)) for s in self.shape)
-        shape += ",)" if len(self.shape) == 1 else ")"
-        size = "? B" if self.nbytes is None else _fmt_bytes(self.nbytes)
-        n = self.nblocks
-        return f"{self.label}  {shape} {self.dtype}  {size}  {n} chunk{'s' * (n != 1)}"
-
-
-def _short(name: str) -> str:
-    m = re.fullmatch(r"(.*-)([0-9a-f]{32})", name)
-    return m.group(1) + m.group(2)[:7] if m else name
-
-
-def _fmt_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    raise AssertionError  # pragma: no cover
-
-
-#: the key, in a layer's ``collection_annotations``, of the metadata that :func:`declare`
-#: wrote there (Dask's own keys there are not promised to describe the layer's blocks)
-DECLARED = "strict_array"
-
-
-def declare(*arrays: da.Array) -> None:
-    """Vouch for the shape, chunks and dtype of ``arrays``: the planner may cut their layers.
-
-    Dask records in each layer's ``collection_annotations`` the metadata of the
-    last :class:`dask.array.Array` built on it, which Dask does not promise to
-    describe the layer's blocks: its helpers build arrays whose declared chunks
-    are not their blocks' (the offsets of indexing by a Dask array, the per-loop
-    results of ``apply_gufunc``). The metadata declared here is that of arrays
-    the caller holds and vouches for (strict_array declares each array it
-    returns); :func:`plan` reads only this unless asked to trust Dask's.
-    """
-    for a in arrays:
-        graph = a.__dask_graph__()
-        layer = graph.layers.get(a.name) if isinstance(graph, HighLevelGraph) else None
-        if layer is None:  # a graph without layers, or an array not named after its layer
-            continue
-        ann = dict(layer.collection_annotations or {})
-        ann[DECLARED] = (a.shape, a.chunks, a.dtype)
-        layer.collection_annotations = ann
-
-
-def layer_info(name: str, layer: Any, trust_dask: bool) -> LayerInfo:
-    ann = getattr(layer, "collection_annotations", None) or {}
-    declared = ann.get(DECLARED)
-    if declared is not None:
-        shape, chunks, dtype = declared
-    elif trust_dask:
-        shape, chunks, dtype = ann.get("shape"), ann.get("chunks"), ann.get("dtype")
-    else:
-        return LayerInfo(name, None, None, None, None)
-    if shape is None or chunks is None or dtype is None:
-        return LayerInfo(name, None, None, None, None)
-    try:
-        dtype = np.dtype(dtype)
-        shape = tuple(shape)
-        chunks = tuple(tuple(c) for c in chunks)
-    except TypeError:
-        return LayerInfo(name, None, None, None, None)
-    known = all(s == s for s in shape) and dtype.kind not in "OV"
-    nbytes = int(math.prod(int(s) for s in shape)) * dtype.itemsize if known else None
-    return LayerInfo(name, shape, dtype, chunks, nbytes)
-
-
-def _array_info(a: da.Array) -> LayerInfo:
-    known = all(s == s for s in a.shape) and a.dtype.kind not in "OV"
-    nbytes = int(math.prod(int(s) for s in a.shape)) * a.dtype.itemsize if known else None
-    return LayerInfo(a.name, tuple(a.shape), a.dtype, tuple(a.chunks), nbytes)
-
-
-def block_keys(info: LayerInfo) -> list[tuple]:
-    assert info.numblocks is not None
-    return [(info.name, *idx) for idx in np.ndindex(*info.numblocks)]
-
-
-def substitutable(info: LayerInfo, layer: Any) -> bool:
-    """Whether the layer's tasks are exactly one per block of its annotated chunks
-    (so that its computed blocks can replace it)."""
-    if info.nbytes is None or info.chunks is None:
-        return False
-    if any(c != c for cs in info.chunks for c in cs):
-        return False
-    try:
-        keys = set(layer.get_output_keys())
-    except Exception:  # an unusual layer: do not touch it
-        return False
-    return keys == set(block_keys(info))
-
-
-# --- the plan --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Pass:
     """One computation of a plan.
@@ -253,7 +122,7 @@ class Pass:
             what = f"{n} output{'s' * (n != 1)}"
             return f"{head}: {what}" + (" (rewritten graph)" if self.index > 1 else "")
         over = ", ".join(
-            f"{s.label} ({_fmt_bytes(s.nbytes)})" if s.nbytes is not None else s.label
+            f"{s.label} ({fmt_bytes(s.nbytes)})" if s.nbytes is not None else s.label
             for s in self.shared
         )
         return f"{head}: {n} reduction{'s' * (n != 1)} over {over}"
@@ -280,8 +149,8 @@ class Plan:
     def __str__(self) -> str:
         n = len(self.passes)
         head = (
-            f"Plan: {n} pass{'es' * (n != 1)} (cut when >= {_fmt_bytes(self.threshold_bytes)}"
-            f" of input waits for a result <= {_fmt_bytes(self.small_bytes)})"
+            f"Plan: {n} pass{'es' * (n != 1)} (cut when >= {fmt_bytes(self.threshold_bytes)}"
+            f" of input waits for a result <= {fmt_bytes(self.small_bytes)})"
         )
         lines = [head]
         for p in self.passes:
@@ -289,14 +158,6 @@ class Plan:
         if not self.reductions:
             lines.append("  (no large input waits for a reduction: one graph)")
         return "\n".join(lines)
-
-
-def merged_graph(arrays: Sequence[da.Array]) -> HighLevelGraph | None:
-    graphs = [a.__dask_graph__() for a in arrays]
-    hlgs = [g for g in graphs if isinstance(g, HighLevelGraph)]
-    if len(hlgs) != len(graphs):
-        return None
-    return hlgs[0] if len(hlgs) == 1 else HighLevelGraph.merge(*hlgs)
 
 
 def _check_arrays(arrays: Iterable[da.Array]) -> tuple[da.Array, ...]:
@@ -307,54 +168,6 @@ def _check_arrays(arrays: Iterable[da.Array]) -> tuple[da.Array, ...]:
     if not arrays:
         raise ValueError("no arrays to compute")
     return arrays
-
-
-def reachable(roots: Iterable[str], deps: Mapping[str, AbstractSet[str]]) -> set[str]:
-    """``roots`` and every layer they depend on, directly or not."""
-    seen: set[str] = set()
-    stack = [r for r in roots if r in deps]
-    while stack:
-        n = stack.pop()
-        if n not in seen:
-            seen.add(n)
-            stack.extend(deps[n] - seen)
-    return seen
-
-
-def _by_name(node: Any) -> str:
-    """A layer's name to sort by: a delayed value's layer may be named by a tuple."""
-    return node if type(node) is str else repr(node)
-
-
-def users_of(
-    nodes: Sequence[Any] | set[Any], deps: Mapping[Any, AbstractSet[Any]]
-) -> dict[Any, list[Any]]:
-    """Each of ``nodes`` (layer names, or a graph's keys) with the ones among them that
-    depend on it (in ``nodes``' order)."""
-    within = set(nodes)
-    users: dict[str, list[str]] = {n: [] for n in nodes}
-    for n in nodes:
-        for d in deps[n] & within:
-            users[d].append(n)
-    return users
-
-
-def toposort(nodes: set[str], deps: dict[str, set[str]]) -> list[str]:
-    """Dependencies before dependents (deterministic: ties by name)."""
-    indegree = {n: len(deps[n] & nodes) for n in nodes}
-    dependents = users_of(nodes, deps)
-    ready = sorted((n for n, k in indegree.items() if k == 0), key=_by_name, reverse=True)
-    order = []
-    while ready:
-        n = ready.pop()
-        order.append(n)
-        for m in sorted(dependents[n], key=_by_name, reverse=True):
-            indegree[m] -= 1
-            if indegree[m] == 0:
-                ready.append(m)
-    if len(order) != len(nodes):  # pragma: no cover - a HighLevelGraph is acyclic
-        raise ValueError("the layer graph has a cycle")
-    return order
 
 
 def _next_level(
@@ -559,12 +372,12 @@ def plan(
     small_bytes = int(small_bytes)
     names = tuple(a.name for a in arrays)
     graph = merged_graph(arrays)
-    out_layers = [a.__dask_layers__()[0] for a in arrays]
+    out_layers = [root_layer(a) for a in arrays]
     levels: list[tuple[list[str], list[str]]] = []
     info: dict[str, LayerInfo] = {}
-    if graph is not None and all(n in graph.layers for n in out_layers):
-        layers = graph.layers
-        deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
+    if graph is not None and all(n in layers_of(graph) for n in out_layers):
+        layers = layers_of(graph)
+        deps = dependencies_of(graph)
         info = {k: layer_info(k, layer, trust_dask) for k, layer in layers.items()}
         live = reachable(out_layers, deps)
         candidates = {
@@ -587,60 +400,15 @@ def plan(
         Pass(i + 1, total, tuple(info[c] for c in level), tuple(info[s] for s in shared))
         for i, (level, shared) in enumerate(levels)
     ]
-    final_info = tuple(_array_info(a) for a in arrays)
+    final_info = tuple(array_info(a) for a in arrays)
     passes.append(Pass(total, total, final_info, final=True))
     return Plan(tuple(passes), threshold_bytes, small_bytes, names, arrays)
 
 
 # --- small results from values in this process ----------------------------------------
-def held_bytes(layer: Any, *, from_shapes: bool = True) -> int | None:
-    """The bytes of the values held by ``layer``, a layer with no dependencies, when they
-    are values in this process (NumPy arrays and numbers in a materialised layer); 0 for a
-    layer made from its blocks' shapes alone (``ones(n)``), unless ``from_shapes`` is
-    false; None for any other (a read from a file or store, an unusual layer)."""
-    if (layer.collection_annotations or {}).get(MADE_FROM_NOTHING):
-        return 0 if from_shapes else None
-    if isinstance(layer, Blockwise):
-        if not from_shapes:
-            return None
-        if not all(isinstance(d, ArrayChunkShapeDep) for d in layer.io_deps.values()):
-            return None
-        if any(n not in layer.io_deps for n, ind in layer.indices if ind is not None):
-            return None
-        return 0
-    if not isinstance(layer, MaterializedLayer):
-        return None
-    held = 0
-    for value in layer.values():
-        value = getattr(value, "value", value)  # (a DataNode holds it)
-        if not isinstance(value, (np.ndarray, np.generic, int, float, complex, bool)):
-            return None
-        held += getattr(value, "nbytes", 8)
-    return held
 
 
-#: the key, in a layer's ``collection_annotations``, that :func:`mark_made_from_nothing`
-#: sets: the layer computes its blocks from their places alone (``eye``, ``arange``)
-MADE_FROM_NOTHING = "strict_array-made-from-nothing"
-
-
-def mark_made_from_nothing(a: da.Array) -> None:
-    """Vouch that ``a``'s layer, if it depends on no other, computes its blocks from their
-    shapes and places alone (no read): :func:`held_bytes` counts it as holding nothing."""
-    graph = a.__dask_graph__()
-    if not isinstance(graph, HighLevelGraph) or graph.dependencies.get(a.name):
-        return
-    layer = graph.layers.get(a.name)
-    if layer is not None:
-        layer.collection_annotations = {
-            **(layer.collection_annotations or {}),
-            MADE_FROM_NOTHING: True,
-        }
-
-
-def fold(
-    graph: HighLevelGraph, roots: Sequence[str], small: int
-) -> tuple[HighLevelGraph, list[str]]:
+def fold(graph: Any, roots: Sequence[str], small: int) -> tuple[Any, list[str]]:
     """``graph`` with its small layers that are computed from small values in this process
     alone (and small arrays made from nothing) computed now, in this thread, and put in
     the graph as values; returns the graph and the names of the layers computed.
@@ -655,8 +423,8 @@ def fold(
     size is at most ``small``; only those that a layer of another kind uses are
     computed (the same tasks, so the same values, bit for bit).
     """
-    layers = graph.layers
-    deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
+    layers = layers_of(graph)
+    deps = dependencies_of(graph)
     live = reachable(roots, deps)
     order = toposort(live, deps)
     pure: set[str] = set()
@@ -686,168 +454,9 @@ def fold(
     targets = [n for n in order if n in pure and n in declared and deps[n] and meets[n]]
     if not targets:
         return graph, []
-    part = own_graph(graph, *targets)
-    keys: dict[str, list[Any]] = {n: list(layers[n].get_output_keys()) for n in targets}
-    wanted: Any = [keys[n] for n in targets]  # (nested lists of keys: Dask's form)
-    values = dask.local.get_sync(dict(part), wanted)
-    computed: dict[str, tuple[list[Any], Sequence[Any]]] = {
-        n: (keys[n], list(v)) for n, v in zip(targets, values)
-    }
-    return substitute(graph, computed, roots), targets
+    return substitute(graph, computed_here(graph, targets), roots), targets
 
 
-# --- running a plan --------------------------------------------------------------------
-class _Blocks:
-    """The blocks of one layer as a Dask collection: computed as they are (no
-    concatenation), optimised together with Dask arrays (same optimiser)."""
-
-    def __init__(self, graph: HighLevelGraph, name: str, info: LayerInfo) -> None:
-        self.graph = graph
-        self.name = name
-        self.info = info
-        self.keys = [(name, *k[1:]) for k in block_keys(info)]
-
-    @property
-    def __dask_optimize__(self) -> Callable:
-        return da.Array.__dask_optimize__  # the optimiser in force when it is computed
-
-    def __dask_graph__(self) -> HighLevelGraph:
-        return self.graph
-
-    def __dask_keys__(self) -> list:
-        return list(self.keys)
-
-    def __dask_layers__(self) -> tuple[str, ...]:
-        return (self.name,)
-
-    def __dask_tokenize__(self) -> Any:
-        return ("strict_array-plan-blocks", self.name)
-
-    __dask_scheduler__ = staticmethod(da.Array.__dask_scheduler__)
-
-    def __dask_postcompute__(self) -> tuple[Callable, tuple]:
-        return tuple, ()
-
-    def __repr__(self) -> str:
-        return f"<blocks of {self.info.describe()}>"
-
-
-def _rename(
-    graph: HighLevelGraph, changed: set[str], seed: Any
-) -> tuple[HighLevelGraph, dict[str, str]]:
-    """``graph`` with the layers in ``changed``, and all that depend on them, under new
-    names (a function of ``seed``); returns the graph and the new names.
-
-    Every graph the planner submits runs under keys of its own. Dask identifies a
-    task by its key, and a cluster may still know a key from the previous pass or
-    from the user's own computation of the same arrays, as another task: a cut
-    point's keys become values, what depends on them other tasks, and Dask's own
-    fusion gives the same key another task in a subgraph (fused roots). The
-    scheduler would keep the old task and its dependencies (dask/dask#9888).
-    Blockwise layers stay Blockwise (and fusable); materialised layers get their
-    tasks renamed. With a layer of another kind the graph is left as it is.
-    """
-    deps = {k: set(graph.dependencies.get(k, ())) & graph.layers.keys() for k in graph.layers}
-    renamed = set(changed) & graph.layers.keys()
-    if not renamed:
-        return graph, {}
-    for n in toposort(set(graph.layers), deps):
-        if deps[n] & renamed:
-            renamed.add(n)
-    keys: set = set()
-    for n in renamed:
-        keys |= set(graph.layers[n].get_output_keys())
-    subs = {k: clone_key(k, seed) for k in keys}
-    layers = {k: v for k, v in graph.layers.items() if k not in renamed}
-    new_deps = {k: deps[k] for k in layers}
-    new_name = {n: clone_key(n, seed) for n in renamed}
-    all_keys: set | None = None
-    for n in renamed:
-        layer = graph.layers[n]
-        new: Any
-        if isinstance(layer, Blockwise):
-            new = layer.clone(keys, seed)[0]
-        elif isinstance(layer, MaterializedLayer) and _GraphNode is not None:
-            tasks = dict(layer)
-            if not all(isinstance(t, _GraphNode) for t in tasks.values()):
-                if all_keys is None:  # what a task of the older (tuple) form may refer to
-                    all_keys = set()
-                    for other in graph.layers.values():
-                        all_keys |= set(other.get_output_keys())
-                tasks = _convert_legacy_graph(tasks, all_keys)
-                if tasks.keys() != layer.keys():
-                    return graph, {}
-            mapping = {subs[k]: t.substitute(subs, key=subs[k]) for k, t in tasks.items()}
-            new = MaterializedLayer(mapping, annotations=layer.annotations)
-        else:
-            return graph, {}
-        if layer.collection_annotations:
-            new.collection_annotations = dict(layer.collection_annotations)
-        layers[new_name[n]] = new
-        new_deps[new_name[n]] = {new_name.get(d, d) for d in deps[n]}
-    return HighLevelGraph(layers, new_deps), new_name
-
-
-def clone(arrays: Sequence[da.Array], seed: Any) -> tuple[da.Array, ...]:
-    """The arrays computed anew: every layer they depend on under new keys (a function
-    of ``seed``), so that Dask computes them again rather than sharing their tasks with
-    the originals. Dask's ``graph_manipulation.clone`` keeps the old keys inside tasks of
-    the newer form (``from_array``'s, then a ``getitem`` of it, fails with a missing
-    dependency: dask/dask#12455); with a layer :func:`_rename` cannot rename, the arrays
-    are returned as they are (the same values, computed once)."""
-    graph = merged_graph(arrays)
-    return tuple(arrays) if graph is None else _renamed(graph, arrays, seed)
-
-
-def _renamed(graph: HighLevelGraph, arrays: Sequence[da.Array], seed: Any) -> tuple[da.Array, ...]:
-    """The arrays, whose layers are in ``graph``, with every layer of it under new keys
-    (:func:`_rename`): each array gets only its own layers."""
-    renamed, new_name = _rename(graph, set(graph.layers), seed)
-    out = []
-    for a in arrays:
-        layer = a.__dask_layers__()[0]
-        name = new_name.get(layer, layer)
-        out.append(da.Array(own_graph(renamed, name), name, a.chunks, meta=a._meta))
-    return tuple(out)
-
-
-def own_graph(graph: HighLevelGraph, *name: str) -> HighLevelGraph:
-    """The layers ``name`` depends on, and it. (Each collection gets only its own
-    layers: this Dask's single-collection compute makes the finalize task depend on
-    the graph's leaf layers, and could fuse away a requested layer that is not one.)"""
-    layers, dependencies = graph.layers, graph.dependencies
-    keep: set[str] = set()
-    todo = list(name)
-    while todo:  # (only the ancestors are visited: this runs once per layer kept)
-        k = todo.pop()
-        if k not in keep and k in layers:
-            keep.add(k)
-            todo.extend(dependencies.get(k, ()))
-    return HighLevelGraph(
-        {k: layers[k] for k in keep}, {k: set(dependencies.get(k, ())) & keep for k in keep}
-    )
-
-
-def substitute(
-    graph: HighLevelGraph, values: dict[str, tuple[list, Sequence]], roots: Sequence[str]
-) -> HighLevelGraph:
-    """``graph`` with each layer in ``values`` replaced by its computed blocks (no
-    dependencies), and the layers that only fed them dropped."""
-    layers = dict(graph.layers)
-    deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
-    for name, (keys, blocks) in values.items():
-        old = layers[name]
-        mapping = {
-            k: (_DataNode(k, v) if _DataNode is not None else v) for k, v in zip(keys, blocks)
-        }
-        ann = dict(old.collection_annotations) if old.collection_annotations else None
-        layers[name] = MaterializedLayer(mapping, collection_annotations=ann)
-        deps[name] = set()
-    keep = reachable(roots, deps)
-    return HighLevelGraph({k: layers[k] for k in keep}, {k: deps[k] & keep for k in keep})
-
-
-#: the ``dask.config`` key that turns on the planner's consistency checks (the test
 #: suite turns it on): each computed block of a cut point has its declared shape
 CHECKS_KEY = "strict_array.planning-checks"
 
@@ -893,7 +502,7 @@ def _passes(
     graph = merged_graph(arrays)
     if graph is None:
         return tuple(arrays), run
-    roots = [a.__dask_layers__()[0] for a in arrays]
+    roots = [root_layer(a) for a in arrays]
     # (the cut points of the passes stay in the graph: a chain from values may pass
     # through one on its way to the data)
     cuts = [li.name for step in p.reductions for li in step.layers]
@@ -904,11 +513,11 @@ def _passes(
     for step in p.reductions:
         # this pass's part of the graph, under new keys
         part = own_graph(graph, *(li.name for li in step.layers))
-        current, new_name = _rename(part, set(part.layers), ("pass", step.index, history))
+        current, new_name = rename_graph(part, set(layers_of(part)), ("pass", step.index, history))
         collections = []
         for li in step.layers:
             name = new_name.get(li.name, li.name)
-            collections.append(_Blocks(own_graph(current, name), name, li))
+            collections.append(Blocks(own_graph(current, name), name, li))
         results = run(step, collections)
         values = {}
         for coll, blocks in zip(collections, results):
@@ -919,7 +528,7 @@ def _passes(
         graph = substitute(graph, values, [*roots, *cuts])
         graph, folded = fold(graph, [*roots, *cuts], p.small_bytes)
         history = tokenize(history, [(k, v[1]) for k, v in sorted(values.items())], folded)
-    return _renamed(graph, arrays, ("final", history)), run
+    return renamed_arrays(graph, arrays, ("final", history)), run
 
 
 def rewrite(

@@ -44,9 +44,10 @@ import dask
 import dask.array as da
 import numpy as np
 
+from . import _facts
 from ._basics import as_constant, config_bytes, constant_value, unknown
 from ._compute import compute, sizes_asked
-from ._plan import clone
+from ._graph import clone
 
 __all__ = ["order_of", "sample_sortable", "sort", "take_along_in_order", "take_in_order"]
 
@@ -151,15 +152,12 @@ class _Buckets:
     descending: bool
 
 
-#: the attribute of an argsort result (the Dask array) that holds its buckets: they
-#: live as long as it does (an array made anew from its graph has none: a take by it
-#: is Dask's, the same values)
-_BUCKETS = "_strict_array_buckets"
-
-
 def order_of(indices: Any) -> _Buckets | None:
-    """The buckets of ``indices`` if it is an argsort result of this module."""
-    return getattr(indices, _BUCKETS, None) if isinstance(indices, da.Array) else None
+    """The buckets of ``indices`` if it is an argsort result of this module (noted in
+    its record of facts, :attr:`._facts.Facts.order`: they live as long as it does; an
+    array made anew from its graph has none, and a take by it is Dask's, the same
+    values)."""
+    return _facts.of(indices).order  # type: ignore[no-any-return]
 
 
 def _buckets_of(x: da.Array, descending: bool) -> _Buckets:
@@ -186,7 +184,7 @@ def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
     b = _buckets_of(x, descending)
     out = _in_buckets(b, None if indices else x, positions=indices)
     if indices:
-        setattr(out, _BUCKETS, b)
+        _facts.note(out, order=b)
     return out
 
 
@@ -258,7 +256,7 @@ def sort_or_argsort(whole_axis: Any, indices: bool) -> Any:
             return out
         shaped = out.reshape(x.shape)
         if indices:
-            setattr(shaped, _BUCKETS, order_of(out))
+            _facts.note(shaped, order=order_of(out))
         return shaped
 
     return call

@@ -38,7 +38,7 @@ from dask.blockwise import Blockwise
 from dask.core import flatten
 from dask.highlevelgraph import HighLevelGraph
 
-from . import _plan
+from . import toposort, users_of
 
 DataNode: Any
 Task: Any
@@ -122,7 +122,7 @@ def _steps_written_in_place(node: Any) -> Any:
     if not (isinstance(node, Task) and node.func is _execute_subgraph):
         return None
     steps: dict = node.args[0]
-    users = _plan.users_of(list(steps), _dependencies(steps))
+    users = users_of(list(steps), _dependencies(steps))
     new = {}
     for k, step in steps.items():
         inner = _steps_written_in_place(step)
@@ -165,7 +165,7 @@ def block_bytes(graph: HighLevelGraph) -> dict[Any, int]:
             continue
         block = math.prod(max(c, default=0) for c in chunks) * np.dtype(dtype).itemsize
         recorded[name] = (block, math.prod(len(c) for c in chunks))
-    users = _plan.users_of(list(graph.dependencies), graph.dependencies)
+    users = users_of(list(graph.dependencies), graph.dependencies)
     out = {}
     for name, (block, blocks) in recorded.items():
         theirs = [recorded.get(u) for u in users.get(name, ())]
@@ -192,7 +192,7 @@ def reduced_together(dsk: dict, keys: Any, sizes: dict[Any, int]) -> dict:
     if Task is None:  # pragma: no cover - older Dask: no task objects
         return dsk
     wanted = set(flatten(keys))
-    users = _plan.users_of(list(dsk), _dependencies(dsk))
+    users = users_of(list(dsk), _dependencies(dsk))
 
     def size(key: Any) -> int | None:
         return sizes.get(key[0] if isinstance(key, tuple) else key)
@@ -223,7 +223,7 @@ def tuple_of(*values: Any) -> tuple[Any, ...]:
 
 def small_values_inlined(dsk: dict, keys: Any) -> dict:
     """``dsk``, a graph of tasks, with each small value in it (a value of the planner's
-    or of a computation here, :func:`._plan.fold`) put in the tasks that use it rather
+    or of a computation here, :func:`.._plan.fold`) put in the tasks that use it rather
     than being a task of its own.
 
     A value is a task with no dependencies: a ``dask.distributed`` scheduler queues it
@@ -242,7 +242,7 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
     if not values:
         return dsk
     users = {
-        d: us for d, us in _plan.users_of(list(dsk), _dependencies(dsk)).items()
+        d: us for d, us in users_of(list(dsk), _dependencies(dsk)).items()
         if d in values and us
     }  # fmt: skip
     # (a value of one user moves into its task whatever its size: no byte is copied.
@@ -303,7 +303,7 @@ def made_per_user(graph: HighLevelGraph, keys: Any) -> HighLevelGraph:
         for d in ds:
             users[d].add(name)
     changed = False
-    for name in reversed(_plan.toposort(set(deps), deps)):  # the users first
+    for name in reversed(toposort(set(deps), deps)):  # the users first
         layer = layers.get(name)
         mine = users[name]
         if not (1 < len(mine) <= MOST_USERS and name not in wanted and _copyable(layer)):
