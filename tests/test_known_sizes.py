@@ -478,7 +478,8 @@ def test_a_kept_nonzero_keeps_its_mask_not_its_indices(values, chunks):
     long as the data when the scores are distinct. Each block of indices is made from
     its block of the mask; the sizes are known, and the blocks' bounds too, without
     computing the indices; NumPy's values."""
-    from strict_array._backends.dask._basics import block_ranges, bytes_in_memory
+    from strict_array._backends.dask._basics import bytes_in_memory
+    from strict_array._backends.dask._compute import block_ranges
 
     x = xp.asarray(values, device=xp.DASK, chunks=chunks)
     with xp.known_sizes():

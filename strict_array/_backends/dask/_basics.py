@@ -165,8 +165,8 @@ def permuted(out: da.Array, x: da.Array, axes: Sequence[int]) -> da.Array:
     (:func:`made_from_nothing`) where ``x`` is: in other blocks, ``x`` is made again
     in the matching blocks, then permuted. Rechunked, or computed here to meet its
     partner's blocks, a transposed array made from nothing is all in memory at once
-    (GaussianMixture's ``resp.T @ X`` at its start, ``resp`` zeros with a one put in
-    each column: 192 MiB of it on 2 GiB of data, in the graph sent to a cluster)."""
+    (``resp.T @ X`` for ``resp`` zeros with a one put in each column: all of ``resp``,
+    in the graph sent to a cluster)."""
     if remade(x):
         axes = [a % x.ndim for a in axes]
 
@@ -182,8 +182,8 @@ def keeping_constant(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn``, a function that rearranges, selects by slices or casts the elements of
     its first argument (``reshape``, ``permute_dims``, ``tile``, ``astype``...): of a
     constant array (:func:`constant_value`), a constant array of its result's shape,
-    blocks and dtype. scikit-learn's ``_weighted_percentile`` sorts its default weights,
-    ``ones(n)`` tiled and transposed, by the target's order; gathered, they cost a sort."""
+    blocks and dtype: default weights, ``ones(n)`` tiled and transposed, then sorted by
+    another array's order, stay ``ones``; gathered, they would cost a sort."""
 
     @functools.wraps(fn)
     def call(x: Any, /, *args: Any, **kwargs: Any) -> Any:
@@ -198,15 +198,15 @@ def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     An array made from nothing (zeros, empty, ...) is made again in the new blocks:
     rechunked, all of its pieces would be ready at once, before any data, and Dask's
     order makes them first, so that the whole array is in memory before its first
-    block is used (an ``(n, 3)`` array beside the row blocks of an ``(n, 32)`` input,
-    in GaussianMixture's E-step: as much memory as 3 blocks of the input, at any n).
+    block is used (an ``(n, 3)`` array beside the row blocks of an ``(n, 32)`` input:
+    as much memory as 3 blocks of the input, at any n).
     """
     facts = _facts.of(x)
     remake = facts.remake
     if remake is not None:
         again = remake(tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
-        # (made from nothing too: scikit-learn's ``n_classes * arange(n)`` in its labels'
-        # blocks read as data, and its loss as a computation that reads a file)
+        # (made from nothing too: ``k * arange(n)`` in a label vector's blocks would be
+        # read as data, and what uses it as a computation that reads a file)
         return again if remade(again) else made_from_nothing(again, remake)
     sliced = facts.slice_of
     if sliced is not None:
@@ -214,7 +214,7 @@ def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
         axes = _kept_axes(key)
         if all(key[axes[a]] == slice(None) for a in chunks):
             # the source rechunked, then sliced in the new blocks: slices of one array
-            # (scikit-learn's X[:, i:i + 1], one per feature) share one rechunk of it,
+            # (``X[:, i:i + 1]``, one per feature) share one rechunk of it,
             # and the slice fuses with its consumer (see sliced_in_blocks)
             again = rechunk(source, {axes[a]: c for a, c in chunks.items()})
             return sliced_in_blocks(again, key)
@@ -235,13 +235,13 @@ def sliced_in_blocks(data: da.Array, key: tuple[slice | int, ...]) -> da.Array:
     """``data[key]`` for one forward slice or non-negative integer per axis, each axis
     not taken whole in one block of ``data``, as one task per block of a Blockwise
     layer, which Dask fuses with the element-wise work that uses it (Dask's slicing
-    makes tasks of their own: scikit-learn's PolynomialFeatures slices columns of the
-    array it fills, ``XP[:, start:end] * X[:, i:i + 1]``, and the slices waited in
-    memory for their products). Rechunked along the axes taken whole, it is its source
-    rechunked (:func:`rechunk`); of an array made from nothing, it is made from nothing
-    (GaussianMixture's first ``resp[:, k]``, ``resp`` zeros with a one put in each
-    column: rechunked to meet ``X``, its pieces were tasks of their own, which a
-    cluster's scheduler ran after reading all of ``X``, 2 GiB held on 2 GiB)."""
+    makes tasks of their own: columns sliced from the array being filled,
+    ``out[:, start:end] * X[:, i:i + 1]``, would wait in memory for their products).
+    Rechunked along the axes taken whole, it is its source rechunked
+    (:func:`rechunk`); of an array made from nothing, it is made from nothing
+    (``resp[:, k]`` of ``resp`` zeros with a one put in each column: rechunked to meet
+    ``X``, its pieces would be tasks of their own, which a cluster's scheduler runs
+    after reading all of ``X``)."""
     from dask.array.utils import meta_from_array
     from dask.base import tokenize
 
@@ -310,25 +310,6 @@ def bytes_in_memory(*xs: da.Array, made_below: int | None = None) -> int | None:
     return held
 
 
-def block_ranges(x: Any) -> np.ndarray | None:
-    """Each block's least and greatest value, ``(nblocks, 2)``, for a 1-D integer array
-    whose bounds are noted (:func:`with_block_ranges`: a consumer's ``nonzero``), or
-    computed from values in this process alone, no larger than it (what is built from
-    such a ``nonzero``: ``concat`` with a few more indices), computed now (the caller
-    computes now only where sizes are asked for, as the sample sort does); None for any
-    other array (a computation that reads data, or data on a cluster's workers), and
-    for an empty block's range, ``(0, -1)``."""
-    if not isinstance(x, da.Array) or x.ndim != 1 or x.dtype.kind not in "iu":
-        return None
-    known = noted_block_ranges(x)  # (a take checks its indices, then routes by them)
-    if known is not None:
-        return known  # type: ignore[no-any-return]
-    held = bytes_in_memory(x, made_below=0)
-    if held is None or held > 2 * x.nbytes + 2**20:  # (more than the index: real work)
-        return None
-    return with_block_ranges(x, np.asarray(ranges_of_blocks(x).compute(scheduler="sync")))
-
-
 def ranges_of_blocks(x: da.Array) -> da.Array:
     """Lazily, each block's least and greatest value of a 1-D ``x``, ``(nblocks, 2)``
     (``(0, -1)`` for an empty block): what :func:`with_block_ranges` notes."""
@@ -346,7 +327,7 @@ def noted_block_ranges(x: Any) -> np.ndarray | None:
 def with_block_ranges(x: da.Array, ranges: np.ndarray) -> np.ndarray:
     """Note bounds of each block's values of ``x`` (``(nblocks, 2)``: least and
     greatest, ``(0, -1)`` for an empty block), known without computing it: returned by
-    :func:`block_ranges` from now on."""
+    :func:`._compute.block_ranges` from now on."""
     _facts.note(x, ranges=ranges)
     return ranges
 

@@ -11,11 +11,24 @@ Dask's default scheduler; each pass gets its own progress bar.
 Settings: ``strict_array.planning(...)`` for a block of code, else the
 ``dask.config`` keys ``strict_array.planning`` (default True) and
 ``strict_array.planning-threshold`` (default ``"256 MiB"``).
+
+Nothing else computes. One rule computes while an array is being built, the
+*data-dependent-size rule*: where an operation makes a size that depends on the data
+(a selection by a mask, ``nonzero``, ``unique_values``, the buckets of a sort, the
+blocks a take routes by) and sizes are asked for (:func:`sizes_asked`: the
+``strict_array.known_sizes`` setting of a block of code, else the dask.config key
+``strict_array.known-sizes``, else a call from a package of
+``strict_array.known-sizes-packages``, array-API consumers that use sizes as numbers),
+what fixes the size is computed at once, through this module (:func:`persist`,
+:func:`compute`, :func:`counted`, :func:`computed_block_ranges`; values in this process
+alone by :func:`computed_in_this_process`); otherwise the size stays unknown and the
+array lazy.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -31,6 +44,7 @@ from . import _keep, _plan
 from ._basics import (
     bytes_in_memory,
     cost_of_blocks,
+    noted_block_ranges,
     ranges_of_blocks,
     rechunk,
     refines,
@@ -39,6 +53,8 @@ from ._basics import (
 )
 from ._graph import optimising
 from ._graph.fusion import optimize
+
+_LOG = logging.getLogger(__name__)
 
 #: the dask.config keys of the plan of passes, and their defaults
 PLANNING_KEY, THRESHOLD_KEY = "strict_array.planning", "strict_array.planning-threshold"
@@ -82,7 +98,7 @@ def _run_optimised(collections: Sequence[Any], persist: bool, title: str | None)
     run = dask.persist if persist else dask.compute
     if dask.config.get("scheduler", None) in (None, "threads", "threading"):
         # Dask's threads each call BLAS, whose own threads then oversubscribe the cores
-        # (measured: GaussianMixture's block matmuls 17x slower); one BLAS thread per
+        # (block products many times slower: docs/scikit-learn-log.md); one BLAS thread per
         # Dask thread, as dask.distributed's workers have (its nanny's pre-spawn-environ
         # sets OMP_NUM_THREADS=1 and friends)
         controller = _blas_controller()
@@ -94,7 +110,7 @@ def _run_optimised(collections: Sequence[Any], persist: bool, title: str | None)
 
 @functools.cache
 def _blas_controller() -> Any:
-    # made once (0.1 ms each time otherwise): NumPy's BLAS is loaded by then. The dask
+    # made once (not at every computation): NumPy's BLAS is loaded by then. The dask
     # extra installs threadpoolctl; a Dask installed without it computes unlimited
     try:
         from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
@@ -151,9 +167,9 @@ def plan(datas: Sequence[da.Array]) -> _plan.Plan:
     arrays, and arrays made from nothing below the threshold), they are one pass:
     passes bound what waits in memory for a reduction while the data streams from a
     file or a store, and what waits for a reduction of data in memory is the data
-    itself, or what NumPy would hold too (``exp(X)`` for its sum). Planned,
-    scikit-learn's GaussianMixture on 0.5 GiB persisted spent a sixth of its time
-    planning and building the passes."""
+    itself, or what NumPy would hold too (``exp(X)`` for its sum); planned, an
+    iterative algorithm on persisted data would spend its time planning and building
+    passes that bound nothing."""
     threshold = planning_threshold()
     small = _plan.default_small_bytes(threshold)
     if threshold < sys.maxsize and bytes_in_memory(*datas, made_below=threshold) is not None:
@@ -176,10 +192,9 @@ def persist(datas: Sequence[da.Array]) -> list[da.Array]:
     """Compute Dask arrays together and keep them in memory (or on the cluster).
 
     Computed with them and kept, as by :func:`compute`: the small layers of their
-    graph and the held small arrays that add no pass. scikit-learn's r2_score selects
-    ``numerator[valid_score]`` and ``denominator[valid_score]``, each selection by a
-    mask persisted to count it: the numerator and denominator, made from the data,
-    were computed again by each (6 passes over ``X`` to score a Ridge)."""
+    graph and the held small arrays that add no pass: two selections by masks, each
+    persisted to count it (``numerator[valid]``, ``denominator[valid]``), would
+    otherwise compute the numerator and denominator from the data again for each."""
     return _with_extras(datas, persist=True)
 
 
@@ -196,9 +211,9 @@ def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
     extra, together = [*_keep.candidates(datas), *_keep.held(datas, threshold)], alone
     if extra:
         together = plan([*datas, *(e.array for e in extra)])
-        # (with passes, only where the extra outputs leave them as they are: scikit-learn's
-        # Ridge selects ``s[s > 1e-15]`` of an SVD planned in two passes, then assigns
-        # through the mask again, and ``s`` was computed again from the data)
+        # (with passes, only where the extra outputs leave them as they are: ``s[s > eps]``
+        # of an SVD planned in two passes, then an assignment through the same mask,
+        # would compute ``s`` again from the data)
         if alone.reductions and len(together.passes) != len(alone.passes):
             extra, together = [], alone
     more: list[_keep.Candidate] = []
@@ -208,12 +223,17 @@ def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
         if len(tried.passes) == len(alone.passes):
             more.append(m)
             with_more = tried
-    if more:
-        try:
-            return _run_keeping(datas, [*extra, *more], with_more, persist)
-        except Exception:  # (an error of an array not asked for: raised when it is)
-            pass
-    return _run_keeping(datas, extra, together, persist)
+    if not more:
+        return _run_keeping(datas, extra, together, persist)
+    try:
+        return _run_keeping(datas, [*extra, *more], with_more, persist)
+    except Exception as error:
+        # An error of the held arrays not asked for is theirs: they are not tried again
+        # (each would run the computation twice), and raise it when they are asked for.
+        # The arrays asked for run alone; an error of theirs is raised, this one chained.
+        _keep.forget_pending([m.array for m in more])
+        _LOG.debug("computed again without held arrays that failed: %r", error)
+        return _run_keeping(datas, extra, together, persist)
 
 
 def _run_keeping(
@@ -312,8 +332,8 @@ def counted(mask: da.Array) -> tuple[da.Array, tuple[int, ...]]:
     """``mask`` computed and kept (in memory, or on the cluster's workers), with the
     number of ``True`` in each of its blocks: one pass over the mask. Kept, a selection
     by it reads its blocks as data: the array selected from waits for no computation
-    (a mask left lazy, compared with a lazy label, made Dask's scheduler read all of an
-    8 GiB array before the masks: 2.4 GiB held on 2 GiB, 0.5 GiB with the mask kept)."""
+    (a mask left lazy, compared with a lazy label, lets Dask's scheduler read all of
+    the array before the masks, and hold it)."""
     counts = da.map_blocks(
         lambda block: np.array([np.count_nonzero(block)]),
         mask, chunks=((1,) * mask.numblocks[0],), dtype=np.intp,
@@ -340,10 +360,9 @@ def made_alike(a: da.Array, b: da.Array) -> tuple[da.Array, da.Array]:
     their blocks differ.
 
     Dask pairs blocks by splitting both to a common refinement: ``ones(n)`` in Dask's
-    default blocks (128 MiB) met with an input's rows was made whole, then cut in
-    pieces that waited, together, for their rows (RidgeCV's ``sqrt_sw``: 124 MiB
-    held on 8 GiB of data); a consumer's labels, from NumPy, were cut in pieces all
-    made first and held (RidgeClassifierCV: 573 MiB on 2 GiB)."""
+    default blocks met with an input's rows is made whole, then cut in pieces that
+    wait, together, for their rows; a consumer's labels, from NumPy, are cut in
+    pieces all made first and held."""
     differ = [
         i for i, (ca, cb) in enumerate(zip(a.chunks, b.chunks)) if ca != cb and sum(ca) == sum(cb)
     ]
@@ -366,19 +385,46 @@ def made_alike(a: da.Array, b: da.Array) -> tuple[da.Array, da.Array]:
     return (again, b) if x is a else (a, again)
 
 
+def block_ranges(x: Any) -> np.ndarray | None:
+    """Each block's least and greatest value, ``(nblocks, 2)``, for a 1-D integer array
+    whose bounds are noted (:func:`._basics.with_block_ranges`: a consumer's ``nonzero``), or
+    computed from values in this process alone, no larger than it (what is built from
+    such a ``nonzero``: ``concat`` with a few more indices), computed now (the caller
+    computes now only where sizes are asked for, as the sample sort does); None for any
+    other array (a computation that reads data, or data on a cluster's workers), and
+    for an empty block's range, ``(0, -1)``."""
+    if not isinstance(x, da.Array) or x.ndim != 1 or x.dtype.kind not in "iu":
+        return None
+    known = noted_block_ranges(x)  # (a take checks its indices, then routes by them)
+    if known is not None:
+        return known  # type: ignore[no-any-return]
+    held = bytes_in_memory(x, made_below=0)
+    if held is None or held > 2 * x.nbytes + 2**20:  # (more than the index: real work)
+        return None
+    return with_block_ranges(x, computed_in_this_process(ranges_of_blocks(x)))
+
+
+def computed_in_this_process(x: da.Array) -> np.ndarray:
+    """``x``'s value, computed now in this thread, for an array computed from values in
+    this process alone (:func:`._basics.bytes_in_memory`): reading nothing, it needs
+    neither a plan nor a cluster (whose workers would be sent the values). Only the
+    data-dependent-size rule calls it, while an array is built (see the module)."""
+    return np.asarray(x.compute(scheduler="sync"))
+
+
 def in_partner_blocks(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     """``x`` in its partner's blocks along the axes of ``chunks``.
 
     Rechunked, an operand computed from values in this process alone (a consumer's
     NumPy labels, weights derived from ``ones(n)``) gets its pieces from tasks of
     their own, which Dask's order runs before or after the large operand's blocks,
-    and one side waits in memory for the other (RidgeClassifierCV's ``X.T @ Y``: the
-    whole of X). Where sizes are asked for (a consumer's call), such an operand no
+    and one side waits in memory for the other (``X.T @ Y`` with ``Y`` from NumPy: the
+    whole of ``X``). Where sizes are asked for (a consumer's call), such an operand no
     larger than twice the values it is computed from, or than the planning threshold,
     is computed now, and its values cut in the new blocks: computing it reads
     nothing. An array made from nothing is made again; any other is rechunked."""
     held = None if remade(x) else bytes_in_memory(x)
     if held is not None and sizes_asked() and x.nbytes <= max(2 * held, planning_threshold()):
-        values = np.asarray(x.compute(scheduler="sync"))
+        values = computed_in_this_process(x)
         return da.from_array(values, chunks=tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
     return rechunk(x, chunks)

@@ -190,9 +190,9 @@ class DaskDevice(Device):
         )
         if target == low.chunks:
             return low
-        # (an array made from nothing is made again in them: GaussianMixture's first
-        # ``resp[:, k] * diff.T``, rechunked by Dask, was made in pieces that a
-        # cluster's scheduler made after reading all of ``X``)
+        # (an array made from nothing is made again in them: rechunked by Dask, it is
+        # made in pieces that a cluster's scheduler makes after reading all of the
+        # large operand)
         changed = {a: t for a, (t, c) in enumerate(zip(target, low.chunks)) if t != c}
         return declared(rechunk(low, changed))  # type: ignore[no-any-return]
 

@@ -370,11 +370,11 @@ def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
 
     A selection inside a region that an assignment wrote is that assignment's value,
     and one that misses the region is the array written into: the same values, with
-    no dependence on the other writes. scikit-learn's PolynomialFeatures fills
-    ``empty((n, 561))`` by 33 assignments, each reading columns that the first wrote
-    (``XP[:, c:d] = XP[:, s:e] * X[:, i:i+1]``): read from the array as written, every
-    version of it had two users, and the chain of versions was made once for each
-    (``_fusion.made_per_user``) or held between its users on a cluster's workers.
+    no dependence on the other writes. An array filled by assignments that each read
+    columns an earlier one wrote (``out[:, c:d] = out[:, s:e] * X[:, i:i+1]``): read
+    from the array as written, every version of it has two users, and the chain of
+    versions is made once for each (``_graph.fusion.made_per_user``) or held between
+    its users on a cluster's workers.
     A small array is read as it is: its value may be kept (:mod:`._keep`), where its
     writes' values may be computed again from the data.
     """
@@ -420,9 +420,9 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
     layer: each block a copy with the value's block put in, the value given ``data``'s
     blocks along the axes the key takes whole. An array made from nothing (``empty``)
     takes the value's blocks there instead, each cut so as to hold at most Dask's
-    ``array.chunk-size``: scikit-learn's PolynomialFeatures fills ``empty((n, 561))``
-    column range by column range from ``X``, 33 assignments, which then pair block for
-    block with ``X``'s rows and fuse into one task per block."""
+    ``array.chunk-size``: an ``empty((n, k))`` filled column range by column range
+    from ``X`` then pairs block for block with ``X``'s rows, and its assignments fuse
+    into one task per block."""
     from dask.base import tokenize
 
     region = tuple(
@@ -443,8 +443,8 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
             first = min(theirs)  # (cut along the first: the rows)
             row = data.itemsize * math.prod(n for a, n in enumerate(data.shape) if a != first)
             # (a task that fills a block holds two versions of it and the value; blocks
-            # of a quarter of a chunk halved that on one machine, but a cluster's
-            # workers, with four times the tasks, spilled: docs/scikit-learn-log.md)
+            # of a quarter of a chunk halve that on one machine, but a cluster's
+            # workers, with four times the tasks, spill: docs/scikit-learn-log.md)
             most = max(1, config_bytes("array.chunk-size") // max(row, 1))
             cut: list[int] = []
             for c in theirs[first]:
@@ -505,8 +505,8 @@ def select_counted(data: da.Array, axis: int, mask: da.Array, counts: tuple[int,
     out = data[(slice(None),) * axis + (mask,)]
     chunks = list(out.chunks)
     chunks[axis] = counts
-    # (blocks that select nothing go: Dask cannot pair 128 empty blocks with 2, as a
-    # selection of an 8 GiB vector and one of a broadcast scalar are)
+    # (blocks that select nothing go: Dask cannot pair many empty blocks with a few, as
+    # a selection of a long vector and one of a broadcast scalar are)
     return without_empty_blocks(_graph.with_chunks(out, chunks))
 
 
@@ -554,11 +554,11 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
 
     The caller has checked that ``value`` broadcasts to the selected region. A
     scalar put in an array made from nothing, by a key of no Dask array, is made from
-    nothing too: made again in other blocks with the same assignment. scikit-learn's
-    GaussianMixture starts from ``resp = zeros((n, c))`` and ``resp[i, k] = 1``; no
-    longer made from nothing, it was computed in this process where it met the
-    data's blocks in a consumer's call (``in_partner_blocks``, up to the planning
-    threshold), and its values, n x c, were embedded in the graph.
+    nothing too: made again in other blocks with the same assignment
+    (``resp = zeros((n, c))``, then ``resp[i, k] = 1``); no longer made from nothing,
+    it would be computed in this process where it meets the data's blocks in a
+    consumer's call (``in_partner_blocks``, up to the planning threshold), and its
+    values, n x c, embedded in the graph.
     """
     out = _assign(data, key, value)
     parts = key if isinstance(key, tuple) else (key,)
@@ -578,8 +578,8 @@ def _selected_shape(data: da.Array, key: Any) -> tuple:
     """``data[key].shape``, from the key alone where it is made of ints in bounds,
     slices, ``None`` and ``...`` and ``data``'s sizes are known; else from Dask's
     selection. A selection builds graph, which costs as much as the history it joins:
-    scikit-learn's ``_add_to_diagonal`` writes a small parameter element by element
-    (``a[i, i] = v[i]``, 1056 writes in ten EM steps of GaussianMixture)."""
+    a small parameter written element by element (``a[i, i] = v[i]``, in a loop at
+    every step of an iteration) pays it at each write."""
     parts = key if isinstance(key, tuple) else (key,)
     consuming = [p for p in parts if p is not None and p is not Ellipsis]
     if all(type(p) in (int, slice) for p in consuming) and not any(_unknown(n) for n in data.shape):
@@ -669,8 +669,8 @@ def _split_as_value(data: da.Array, parts: tuple, value: da.Array, region: tuple
 
     Dask's setitem fits the value to ``data``'s blocks: ``log_prob[:, k] = v`` (an
     ``(n, c)`` array made by ``empty``, in one or two blocks of Dask's choosing, and a
-    column ``v`` in the row blocks of the data it is computed from, as scikit-learn's
-    GaussianMixture builds its E-step) gathers many blocks of ``v`` into one task,
+    column ``v`` in the row blocks of the data it is computed from) gathers many
+    blocks of ``v`` into one task,
     which waits for all of them and for what they are computed from: with several such
     columns computed from one large input, the input's blocks (or each column's
     intermediate blocks) wait in memory for the last column. Rechunked as the value,
@@ -709,10 +709,10 @@ def _in_one_block(data: da.Array, parts: tuple, value: Any) -> bool:
 
 
 def _assign_in_one_block(data: da.Array, key: Any, value: Any) -> da.Array:
-    """``data[key] = value`` for ``data`` in one block (a small parameter, which
-    scikit-learn's ``_add_to_diagonal`` assigns element by element): one task that
-    assigns into a copy of the block, as NumPy does. Dask's setitem builds about 1.5 ms
-    of graph for each call (GaussianMixture made 1176 of them in ten EM steps)."""
+    """``data[key] = value`` for ``data`` in one block (a small parameter assigned
+    element by element): one task that assigns into a copy of the block, as NumPy
+    does. Dask's setitem builds a graph of its own for each call, which a loop of
+    element writes pays at every write."""
     from dask.base import tokenize
 
     def put(block: np.ndarray, v: Any) -> np.ndarray:
@@ -754,8 +754,8 @@ def _fill(data: da.Array, value: Any) -> da.Array:
     if not any(_unknown(s) for s in data.shape + value.shape):
         if remade(data):
             # (an array made from nothing holds no value that the write keeps: it takes
-            # the value's blocks. scikit-learn's ``_isin`` fills ``zeros(n)`` by ``mask
-            # |= y == c``: kept in one block, each step gathered all of y's blocks)
+            # the value's blocks: ``zeros(n)`` filled by ``mask |= y == c``, kept in one
+            # block, would gather all of y's blocks at each step)
             lead = data.ndim - value.ndim
             chunks = tuple(
                 value.chunks[a - lead] if a >= lead and value.shape[a - lead] == n else c

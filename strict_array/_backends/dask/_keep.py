@@ -17,8 +17,8 @@ them a kept value), starts from the kept blocks. Not the same name alone: a laye
 rebuilt from an input opened again, which may have changed (a Zarr store), is
 computed again. A kept value lives as long as the layer object, that is as long as
 some lazy array built on it, and a value computed from inputs alone as long as
-those inputs: scikit-learn checks ``isfinite(sum(X))`` when it fits and again when
-it predicts, each time a new array, which read ``X`` again. The total is bounded
+those inputs: a consumer that checks ``isfinite(sum(X))`` when it fits and again
+when it predicts builds a new array each time, which would read ``X`` again. The total is bounded
 (``strict_array.keep-total``, oldest dropped first).
 
 Each array strict_array makes is built on the kept values rather than on the layers
@@ -33,10 +33,9 @@ Where a computation reads only values in memory (arrays persisted, NumPy's array
 given to ``asarray``, arrays made from nothing below the planning threshold), the
 arrays in its graph that the program still holds are kept too, whatever their size
 (:func:`held`): NumPy holds them in memory as long, and the program may use them
-again. scikit-learn's logistic loss converts the loss, then the
-gradient's product with ``X``, then its sum, each from the same
-``raw_prediction = X @ coef``: on persisted data each conversion computed it, and
-the label encoding before it, again (5.5 times NumPy's time). These have their own
+again: a loss converted, then the gradient's product with ``X``, then its sum, each
+from the same ``raw_prediction = X @ coef``, would each compute it, and what came
+before it, again. These have their own
 bound (``strict_array.keep-held-total``), and each is at most a quarter of the
 values in memory its computation reads (not a copy of the data, such as ``X.T``).
 """
@@ -72,7 +71,7 @@ _tracked: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictiona
 
 #: name -> weak references to every array of that name strict_array returned: those the
 #: program still holds (:func:`held`). Several: ``asarray(a, copy=True)`` is another
-#: array of ``a``'s name, which may go first (scikit-learn's ``_logsumexp``)
+#: array of ``a``'s name, which may go first
 _made: dict[str, list[weakref.ref]] = {}
 
 
@@ -269,6 +268,14 @@ def held(datas: Sequence[da.Array], large: int) -> list[Candidate]:
     return found
 
 
+def forget_pending(arrays: Sequence[da.Array]) -> None:
+    """Leave ``arrays`` out of :func:`pending` from now on (computing them failed)."""
+    with _lock:
+        for a in arrays:
+            if _tracked.get(a.name) is not None:
+                del _tracked[a.name]
+
+
 #: at most this many of the arrays still held, the latest made, are looked at by
 #: :func:`pending` (each is planned with the computation)
 MOST_PENDING = 32
@@ -280,9 +287,9 @@ def pending(datas: Sequence[da.Array], large: int) -> list[Candidate]:
     candidates to compute in the same passes (see ``_compute.compute``).
 
     An iterative algorithm builds the next step's small parameters before it asks for
-    the scalar that ends this step: scikit-learn's GaussianMixture builds its M-step
-    (``nk``, ``means``) then asks ``abs(change) < tol``, and the next step's
-    ``change`` read the data again for them. Computed with the scalar, in the pass
+    the scalar that ends this step (EM builds its M-step's parameters, then asks
+    ``abs(change) < tol``), and the next step's ``change`` would read the data again
+    for them. Computed with the scalar, in the pass
     that reads the data anyway, and kept, they are there when the next step needs
     them."""
     graph = _graph.merged_graph(datas)

@@ -21,7 +21,6 @@ import numpy as np
 from . import _graph, _keep, _linalg, _reductions, _set, _sorting
 from ._basics import (
     as_constant,
-    block_ranges,
     config_bytes,
     cost_of_blocks,
     flip,
@@ -39,7 +38,13 @@ from ._basics import (
     with_block_ranges,
     without_empty_blocks,
 )
-from ._compute import computed_block_ranges, counted, in_partner_blocks, sizes_asked
+from ._compute import (
+    block_ranges,
+    computed_block_ranges,
+    counted,
+    in_partner_blocks,
+    sizes_asked,
+)
 from ._graph import (
     Task,
     TaskRef,
@@ -96,8 +101,8 @@ def _ranges_to_route_by(x: da.Array, index: da.Array) -> np.ndarray | None:
     (:func:`_take_by_known`): noted or made in this process (:func:`block_ranges`), else,
     where both are in several blocks, computed in one pass over the index. Dask's take
     by a lazy index pairs every block of the index with every block of ``x`` and holds
-    all of ``x``: scikit-learn's multinomial loss takes ``ravel(raw_prediction)`` by
-    ``y + n_classes * arange(n)``, 19K tasks and 762 MiB held on 8 GiB of data."""
+    all of ``x`` (a multinomial loss takes ``ravel(raw_prediction)`` by
+    ``y + n_classes * arange(n)``)."""
     ranges = block_ranges(index)
     if ranges is None and x.numblocks[0] > 1:
         ranges = computed_block_ranges(index)
@@ -107,8 +112,8 @@ def _ranges_to_route_by(x: da.Array, index: da.Array) -> np.ndarray | None:
 def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array | None:
     """``x[index]`` for a 1-D ``x`` and checked indices whose blocks' least and greatest
     values are known (:func:`block_ranges`): each block of the result gathers from the
-    blocks of ``x`` between them. scikit-learn's curves take the cumulative sums and the
-    sorted scores by ``nonzero(diff(scores))``, as long as the data: Dask's take by a
+    blocks of ``x`` between them. A curve takes the cumulative sums and the sorted
+    scores by ``nonzero(diff(scores))``, as long as the data: Dask's take by a
     lazy index pairs every block of the index with every block of ``x``, and holds all
     of ``x`` until the last block of the index. None where the blocks of the index
     would each reach most of ``x`` (indices in no order): Dask's take, then."""
@@ -141,9 +146,9 @@ def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array
 def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
     """For each block of ``index`` made by at most ``most`` tasks from data alone (a
     kept ``nonzero``'s mask, and a ``concat`` of it), those tasks, to fuse into the
-    gather of that block. Apart, Dask's order ran them late: the cumulative sums and
-    the sorted scores a take gathers from waited for them (scikit-learn's curves,
-    8 GiB: nearly all of both held, 500 MiB). The data may be on a cluster's workers.
+    gather of that block. Apart, Dask's order runs them late: the cumulative sums and
+    the sorted scores a take gathers from wait for them, nearly all of both held. The
+    data may be on a cluster's workers.
     No entry for a block made from anything else: its gather waits for it."""
     raw, graph = tasks_of(index)
     out: dict[Any, list[Any]] = {}
@@ -325,9 +330,9 @@ REARRANGING = ("reshape", "permute_dims", "matrix_transpose", "broadcast_to", "e
 
 
 def _arange(start: Any, /, stop: Any = None, step: Any = 1, **kwargs: Any) -> da.Array:
-    """``arange``, made again in other blocks (:func:`made_from_nothing`): scikit-learn's
-    multinomial loss adds ``n_classes * arange(n)`` to labels read from a store; in
-    Dask's 128 MiB blocks, it was rechunked to the labels' (256 MiB held on 8 GiB)."""
+    """``arange``, made again in other blocks (:func:`made_from_nothing`):
+    ``n_classes * arange(n)`` added to labels read from a store, in Dask's own blocks,
+    would be rechunked to the labels' (and held whole)."""
     x = compat.arange(start, stop, step, **kwargs)  # type: ignore[attr-defined]
     kwargs.pop("chunks", None)
 
@@ -450,8 +455,8 @@ def _nonzero_of_kept_mask(x: da.Array) -> da.Array:
     """``nonzero(x)[0]`` of a 1-D ``x``, its sizes known: the mask ``x != 0`` is kept
     (:func:`._compute.counted`: one pass), and each block of indices is made from its
     block of the mask when needed. The mask takes a byte an element where the indices
-    take eight: scikit-learn's curves keep ``nonzero(diff(sorted scores))``, as long as
-    the data when the scores are distinct (256 MiB of indices on 8 GiB, 32 MiB of mask).
+    take eight: a curve keeps ``nonzero(diff(sorted scores))``, as long as the data
+    when the scores are distinct.
     The blocks' bounds are known (each block's positions), for a take to route by."""
     kept, counts = counted(x != 0)
     starts = np.cumsum((0, *x.chunks[0][:-1]))
@@ -520,8 +525,8 @@ def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
 
 def _tile_axis(x: da.Array, axis: int, r: int) -> da.Array:
     """``x`` repeated ``r`` times along ``axis``, with known sizes. Dask's ``tile``
-    concatenates ``r`` copies, each its blocks: scikit-learn's ``xp.tile(y_mean, (n,))``
-    (a GLM's null deviance) made one task per sample, 222 s for 262144 samples. An axis
+    concatenates ``r`` copies, each its blocks: ``xp.tile(y_mean, (n,))`` of a scalar
+    makes one task per sample. An axis
     in one block is instead broadcast along a new axis before it, in blocks of as many
     whole copies as fit a chunk, and the two axes merged."""
     if x.numblocks[axis] > 1:  # a long axis: its copies are blocks enough
@@ -541,9 +546,9 @@ def _tile_axis(x: da.Array, axis: int, r: int) -> da.Array:
     out = tiled((copies,) * (r // copies) + ((r % copies,) if r % copies else ()))
 
     def remake(chunks: tuple) -> da.Array:
-        # in blocks of whole copies (scikit-learn's xp.tile(quantile, (n, 1)) met with
-        # its target's rows): broadcast again; rechunked, the copies' pieces were all
-        # made at once and waited for their rows (248 MiB on 8 GiB of data)
+        # in blocks of whole copies (``xp.tile(quantile, (n, 1))`` met with a target's
+        # rows): broadcast again; rechunked, the copies' pieces would all be made at
+        # once and wait for their rows
         others = chunks[:axis] + chunks[axis + 1 :]
         if (
             m == 0
@@ -770,8 +775,8 @@ def _concat(arrays: Any, /, *, axis: int | None = 0) -> da.Array:
 def _join_block_ranges(out: da.Array, arrays: list[da.Array]) -> None:
     """Note the bounds of ``out``'s blocks, a ``concat`` of 1-D integer ``arrays`` one of
     which has its bounds noted (a kept ``nonzero``): each part's, noted or computed
-    from values here (:func:`block_ranges`: scikit-learn joins its thresholds with
-    ``[n - 1]``). On a cluster, where the kept mask is on the workers and nothing is
+    from values here (:func:`block_ranges`: thresholds joined with ``[n - 1]``). On a
+    cluster, where the kept mask is on the workers and nothing is
     computed here, the take by the thresholds then gathers by blocks too."""
     if out.dtype.kind not in "iu" or not sizes_asked():
         return
@@ -789,8 +794,8 @@ def _join_block_ranges(out: da.Array, arrays: list[da.Array]) -> None:
 def _diff(x: da.Array, /, *, axis: int = -1, n: int = 1, **ends: Any) -> da.Array:
     # Dask's diff subtracts x[:-1] from x[1:], whose blocks do not line up: both are cut
     # at each other's boundaries (blocks of one element between), and what multiplies
-    # the result (scikit-learn's average precision: diff(recall) * precision[:-1]) is
-    # rechunked to them; held, 450 MiB on 8 GiB. Here each block is differenced with the
+    # the result (an average precision: diff(recall) * precision[:-1]) is rechunked to
+    # them, and held. Here each block is differenced with the
     # first element of the next: the result keeps x's blocks (the last one shorter).
     # Along an unknown size (which Dask slices by), the axis in one block.
     axis %= x.ndim

@@ -212,9 +212,9 @@ def _next_level(
         while stack:
             for d in dependents[stack.pop()]:
                 if not b & bit[d]:
-                    # (a small layer made from that data waits with it too: Ridge's
-                    # ``X @ coef``, n x 1, is small on 0.5 GiB, and X's blocks waited
-                    # whole for ``coef``; the data stops there)
+                    # (a small layer made from that data waits with it too: ``X @ coef``,
+                    # one column, may be small, and X's blocks wait whole for
+                    # ``coef``; the data stops there)
                     b |= bit[d]
                     if not is_small(d):
                         stack.append(d)
@@ -254,8 +254,8 @@ def _next_level(
                 # ``X``), which Dask's order may read after L's blocks: all of them
                 # wait for c where it is one block wide, by a small layer that
                 # gathers data in blocks (not a parameter computed from small values
-                # alone: GaussianMixture's E-step mask, in X's row blocks, built with
-                # its kept precisions, was cut, a pass of its own at every step)
+                # alone: a mask in X's row blocks built from kept parameters would be
+                # cut, a pass of its own at every step of an iteration)
                 if (
                     anc[c] & in_blocks
                     and (info[big].nbytes or 0) / narrowest((anc[c] & gathering) | bit[c])
@@ -413,12 +413,12 @@ def fold(graph: Any, roots: Sequence[str], small: int) -> tuple[Any, list[str]]:
     alone (and small arrays made from nothing) computed now, in this thread, and put in
     the graph as values; returns the graph and the names of the layers computed.
 
-    Such a chain reads nothing, but it may be long: a Gaussian mixture's precisions are
-    hundreds of small tasks (``setitem``, ``diagonal``, ``add``, ``solve``) from the
-    covariances of the pass before. Dask's local order runs it first, in milliseconds;
+    Such a chain reads nothing, but it may be long: small parameters updated element
+    by element are hundreds of small tasks (``setitem``, ``diagonal``, ``add``,
+    ``solve``) from the results of the pass before. Dask's local order runs it first;
     a ``dask.distributed`` scheduler runs it one round trip per task, and meanwhile
-    gives the idle workers blocks of the large input to read, which wait for its end
-    (on 0.5 GiB, every block a worker held waited for it). A layer is
+    gives the idle workers blocks of the large input to read, which wait for its end.
+    A layer is
     computed here when every layer it depends on is such a layer, and its declared
     size is at most ``small``; only those that a layer of another kind uses are
     computed (the same tasks, so the same values, bit for bit).
@@ -446,8 +446,8 @@ def fold(graph: Any, roots: Sequence[str], small: int) -> tuple[Any, list[str]]:
             pure.add(n)
     users = users_of(order, deps)
     # where such a chain meets data, or a layer Dask made inside an operation (of no
-    # declared size) on its way there: Nystroem's normalisation, transposed inside
-    # Dask's matmul (a computation from values alone is Dask's to run)
+    # declared size) on its way there: a small matrix transposed inside Dask's matmul
+    # (a computation from values alone is Dask's to run)
     meets: dict[str, bool] = {}
     for n in reversed(order):
         meets[n] = any(u not in pure or (u not in declared and meets[u]) for u in users[n])

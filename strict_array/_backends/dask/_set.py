@@ -2,9 +2,9 @@
 
 Each block's unique values (with their first positions and counts) are found in a
 task of their own; one small task merges those per-block results. A long label vector
-is never gathered into one block and sorted whole: scikit-learn calls ``unique_values``
-on every ``y`` it is given (``type_of_target``), and on 8 GiB of data that vector alone
-is 256 MiB, sorted in one piece. Inverse indices are a lazy array chunked like ``x``,
+is never gathered into one block and sorted whole (a consumer that checks the kind of
+every target it is given calls ``unique_values`` on a vector as long as its data).
+Inverse indices are a lazy array chunked like ``x``,
 each block mapped through the merged result. Where sizes are asked for (see
 :func:`._compute.sizes_asked`) the merged result is computed at once and kept, so the
 inverse streams over ``x``; left lazy, computing the inverse holds ``x``'s blocks until

@@ -1,10 +1,10 @@
 """``sort`` and ``argsort`` of a long 1-D array on ``DASK``: a sample sort.
 
 Dask's (through ``array_api_compat``) put the whole axis in one block and sort it there
-("This can be extremely inefficient and can lead to out-of-memory errors"): scikit-learn
-sorts every score vector it draws a curve from (``_binary_clf_curve``:
-``argsort(y_score, stable=True, descending=True)``), 256 MiB on 8 GiB of data, with the
-indices and the gathered copies beside it (2.2 GiB for ``average_precision_score``).
+("This can be extremely inefficient and can lead to out-of-memory errors"): a
+consumer that sorts a score vector as long as its data (a curve's
+``argsort(y_score, stable=True, descending=True)``) holds it whole in one block, with
+the indices and the gathered copies beside it.
 
 Here a 1-D array of known size in several blocks, sorted in a call that asks for sizes
 (a consumer package's, by default scikit-learn's, SciPy's and array-api-extra's: see
@@ -22,7 +22,7 @@ Here a 1-D array of known size in several blocks, sorted in a call that asks for
    of ``x`` and its positions.
 
 An ``argsort`` result remembers its buckets (:func:`order_of`): taking another array
-by it (``y_true[argsort(y_score)]``, as scikit-learn's curves do next) sorts that array
+by it (``y_true[argsort(y_score)]``, as a curve does next) sorts that array
 by the same buckets (:func:`take_in_order`), block by block, where Dask's ``take`` by a
 lazy index pairs every block of the index with every block of the array.
 
@@ -73,9 +73,9 @@ def buckets(x: da.Array) -> int:
     """How many buckets: each about a sixteenth of Dask's ``array.chunk-size`` (a
     bucket's values, their positions, their order and the sorted result are in memory
     together, in each of the scheduler's threads), at least 2, at most one per block.
-    (Buckets of half a chunk: 2.2 GiB for ``average_precision_score`` on 8 GiB; of a
-    sixteenth: 1.2 GiB. Each bucket costs a piece per block of ``x``, and taking by the
-    positions a piece per block of the array taken from.)"""
+    (Smaller buckets hold less; each bucket costs a piece per block of ``x``, and taking
+    by the positions a piece per block of the array taken from: the measurements are
+    in the benchmarks.)"""
     part = max(config_bytes("array.chunk-size") // 16, 1)
     return max(2, min(x.numblocks[0], -(-x.nbytes // part)))
 
@@ -87,7 +87,7 @@ def groups(x: da.Array, carried_itemsize: int, n_buckets: int) -> int:
     element) are in memory together until its buckets are sorted, so all of ``x`` in
     one group would hold a copy of ``x`` (and of what it carries). A group holds about
     Dask's ``array.chunk-size``; ``x`` is computed once per group (a Zarr vector is
-    read again: 256 MiB from the page cache per group on 8 GiB of data)."""
+    read again, once per group)."""
     held = x.nbytes + x.size * carried_itemsize
     return int(max(1, min(n_buckets, -(-held // max(config_bytes("array.chunk-size"), 1)))))
 
@@ -192,7 +192,7 @@ def take_in_order(y: da.Array, order: _Buckets) -> da.Array:
     """``y[argsort(x)]`` for the argsort whose buckets are ``order``: ``y`` (as long as
     ``x``) sorted by ``x``'s values in the same buckets, carried beside them. The same
     elements in the same order as the take: ties keep their order of appearance."""
-    # (a constant y, scikit-learn's default weights, is itself in the buckets' blocks)
+    # (a constant y, default weights, is itself in the buckets' blocks)
     return as_constant(_in_buckets(order, y, positions=False), constant_value(y))
 
 
@@ -264,8 +264,8 @@ def sort_or_argsort(whole_axis: Any, indices: bool) -> Any:
 
 def _as_line(x: da.Array, axis: int) -> da.Array | None:
     """``x`` as a 1-D array along ``axis`` where every other axis has extent 1 (a
-    column: scikit-learn's ``_weighted_percentile`` sorts a target as ``(n, 1)`` along
-    axis 0), else None. Dask keeps the blocks of the long axis in both reshapes."""
+    column: a weighted percentile sorts a target as ``(n, 1)`` along axis 0), else
+    None. Dask keeps the blocks of the long axis in both reshapes."""
     if x.ndim == 0 or not -x.ndim <= axis < x.ndim:
         return None
     if any(extent != 1 for a, extent in enumerate(x.shape) if a != axis % x.ndim):
@@ -275,8 +275,8 @@ def _as_line(x: da.Array, axis: int) -> da.Array | None:
 
 def take_along_in_order(x: da.Array, indices: da.Array, axis: int) -> da.Array | None:
     """``take_along_axis(x, indices, axis=axis)`` where ``indices`` is an argsort result
-    of this module of ``x``'s shape (scikit-learn's ``_weighted_percentile`` takes the
-    weights by its sort of a column): ``x`` sorted in the same buckets, as
+    of this module of ``x``'s shape (a weighted percentile takes the weights by its
+    sort of a column): ``x`` sorted in the same buckets, as
     :func:`take_in_order`; else None."""
     order = order_of(indices)
     line = _as_line(x, axis) if order is not None and x.shape == indices.shape else None

@@ -3,10 +3,9 @@
 Dask's ``optimize_blockwise`` fuses a Blockwise layer into the layer that uses it only
 when it has one user (``dask/blockwise.py``, ``_optimize_blockwise``: ``len(dependents[d])
 <= 1``). An element-wise array used twice is therefore a task of its own, and its
-blocks wait in memory until both users have run. scikit-learn's Gaussian mixture
-M-step is the case measured: ``diff = X - means[k]`` is used by ``diff.T`` and by the
-product ``(resp[:, k] * diff.T) @ diff``, and a cluster's workers held blocks of
-``diff`` apart from their users until they spilled to disk (docs/scikit-learn-log.md).
+blocks wait in memory until both users have run: ``diff = X - m`` used by ``diff.T``
+and by ``(w * diff.T) @ diff`` holds blocks of ``diff`` apart from their users (a
+cluster's workers spill them to disk; measured in docs/scikit-learn-log.md).
 
 Before Dask optimises a graph that the ``DASK`` device computes, each element-wise
 Blockwise layer whose users can all take it in is made once for each user, under a
@@ -98,10 +97,10 @@ def written_in_place(dsk: dict) -> dict:
     """``dsk``, a graph of tasks, with each write that Dask fused after another write
     made to write into that write's copy of the block rather than copy it again.
 
-    scikit-learn's PolynomialFeatures fills ``empty((n, 561))`` by 33 assignments,
-    which Dask fuses into one task per block: each :class:`BlockWrite` copied the
-    block the one before had just made (130 MiB blocks, 33 copies: the fill cost 32
-    reads of ``X``), where NumPy writes in place. A write takes its input in place
+    An array filled by many assignments (``out = empty((n, k))``, then
+    ``out[:, i:j] = ...`` for each range of columns) is fused by Dask into one task
+    per block, in which each :class:`BlockWrite` copied the block the one before had
+    just made (a copy of the block per assignment), where NumPy writes in place. A write takes its input in place
     only inside one fused task, where the input is a step of that task's own (not a
     key the scheduler holds, which another computation may share), made by a write
     (so a copy that nothing else has), and used by no other step. The values
@@ -183,9 +182,8 @@ def reduced_together(dsk: dict, keys: Any, sizes: dict[Any, int]) -> dict:
     layer's recorded chunks, ``sizes``) are together at most half of it: the first
     steps of reductions. Dask's order runs the users of a block apart when they belong
     to different reductions: the second reduction's steps come after the first's
-    whole tree, and every block waits in memory for them (scikit-learn's
-    PolynomialFeatures' output, 130 MiB blocks summed twice by the benchmark: a
-    cluster's workers held 1 GiB of them and spilled). One task that makes the block
+    whole tree, and every block waits in memory for them (an array summed twice: a
+    cluster's workers hold its blocks until they spill). One task that makes the block
     and all its reductions' first steps gives the users' small results, each under
     its own key; the block is never held. XLA calls this sibling multi-output fusion.
     The values computed are the same."""
@@ -228,8 +226,8 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
 
     A value is a task with no dependencies: a ``dask.distributed`` scheduler queues it
     with the reads of the data, in the priority Dask's order gave it, which may come
-    after all of them (GaussianMixture's ``means[k]`` at its first M-step, on 2 GiB:
-    each block of ``X`` was read and held until the value's turn came). Put in its
+    after all of them (a mean put in the graph by the planner, used with the data:
+    each block of the data is read and held until the value's turn comes). Put in its
     users' tasks, it is there when they are. A value of one user moves into its task
     whatever its size (no byte is copied). The values computed are the same."""
     if DataNode is None:  # pragma: no cover - older Dask: no task objects
@@ -245,9 +243,9 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
         d: us for d, us in users_of(list(dsk), _dependencies(dsk)).items()
         if d in values and us
     }  # fmt: skip
-    # (a value of one user moves into its task whatever its size: no byte is copied.
-    # RidgeClassifierCV's sample weights, computed here in X's blocks, 2 MiB each,
-    # were queued behind the reads of X on a cluster, and the blocks of X waited)
+    # (a value of one user moves into its task whatever its size: no byte is copied;
+    # weights computed here in the data's blocks, queued behind the reads of the data
+    # on a cluster, made the data's blocks wait)
     inline = {
         d for d, us in users.items()
         if len(us) == 1 or (
