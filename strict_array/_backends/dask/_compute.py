@@ -218,7 +218,14 @@ def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
             extra, together = [], alone
     more: list[_keep.Candidate] = []
     with_more = together
-    for m in _keep.pending(datas, threshold):
+    pending = _keep.pending(datas, threshold)
+    if pending:
+        # all of them at once first (one plan: an iterative algorithm's parameters
+        # usually all fit); else one by one, each kept where it adds no pass
+        tried = plan([*datas, *(e.array for e in (*extra, *pending))])
+        if len(tried.passes) == len(alone.passes):
+            more, with_more, pending = list(pending), tried, []
+    for m in pending:
         tried = plan([*datas, *(e.array for e in (*extra, *more, m))])
         if len(tried.passes) == len(alone.passes):
             more.append(m)

@@ -13,9 +13,9 @@ every chunk of ``x`` feeds both ``m`` and ``x - m``, no chunk can be subtracted 
 ``m`` is complete, and Dask never recomputes a task: every chunk read for ``m`` is kept
 for the subtraction, so the whole of ``x`` ends up in memory.
 
-:func:`plan` looks at the :class:`~dask.highlevelgraph.HighLevelGraph` of the arrays to
-compute (one node per layer, with the shape, chunks and dtype declared for it by
-:func:`declare`, which strict_array calls on each array it returns: Dask's own
+:func:`plan` looks at the graph of the arrays to compute (one node per layer, with
+the shape, chunks and dtype declared for it by :func:`._graph.declare`, which
+strict_array calls on each array it returns: Dask's own
 layer metadata is not promised to describe a layer's blocks) and finds *cut points*:
 small layers (a reduction's result) that a large ancestor waits for through another
 path of the graph. :func:`execute` computes the cut points first, in streaming passes (all the
@@ -30,7 +30,9 @@ its own, derived from the original keys and the values substituted so far, so th
 a cluster that still knows the original keys never sees one key with two tasks.
 
 Nothing is computed while planning: :func:`plan` reads layer metadata only (it does
-not materialise the graph). This module depends on Dask and NumPy only.
+not materialise the graph). The graph is read and rewritten through the graph
+adapter (:mod:`._graph`) alone; while a plan runs, :func:`fold` computes chains of
+small values in this thread (:func:`._graph.computed_here`).
 
 Example (a 2-pass plan; sizes in bytes, thresholds tiny for the example)::
 

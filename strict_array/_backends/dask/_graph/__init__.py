@@ -1,26 +1,36 @@
-"""The graph adapter: the one module of the ``DASK`` device that touches Dask's graph.
+"""The graph adapter: the one package of the ``DASK`` device that touches Dask's graph.
 
 Everything the device knows of how Dask represents a computation lives here: the
 :class:`~dask.highlevelgraph.HighLevelGraph` and its layers, layer annotations,
-``dask._task_spec``'s tasks, the ``array_optimize`` hook and the
-``dask.array.Array(graph, name, chunks)`` constructor. The planner (``_plan``), the
-kept values (``_keep``), fusion (``_fusion``), indexing and the namespace speak only
-this module's vocabulary:
+``dask._task_spec``'s tasks, the ``array_optimize`` hook (:mod:`.fusion`, run by
+:func:`optimising`) and the ``dask.array.Array(graph, name, chunks)`` constructor.
+The planner (``_plan``), the kept values (``_keep``), indexing and the namespace speak
+only this package's vocabulary:
 
 graph
     The layers a set of arrays is computed from, with their dependencies
-    (:func:`merged_graph`, :func:`own_graph`); one array's is its ``graph``.
+    (:func:`merged_graph`, :func:`graph_of`, :func:`layers_of`,
+    :func:`dependencies_of`, :func:`own_graph`).
 layer
-    One node of a graph, named as the array it makes (``a.name``); its metadata is a
-    :class:`LayerInfo` (:func:`layer_info`), vouched for by :func:`declare`.
+    One node of a graph, named as the array it makes (:func:`root_layer`); what is
+    known of it is a :class:`LayerInfo` (:func:`layer_info`), vouched for by
+    :func:`declare` and kept in its record of facts (``_facts.LayerFacts``), never on
+    the layer.
 block
-    One task's output of a layer, keyed ``(name, i, j, ...)`` (:func:`block_keys`).
+    One task's output of a layer, keyed ``(name, i, j, ...)`` (:func:`block_keys`,
+    :func:`block_keys_of`).
+task
+    What computes a block (``Task``, ``TaskRef``: Dask's); an array of tasks is made by
+    :func:`array_of_tasks`.
 substitute
     Put computed blocks in place of a layer's tasks (:func:`substitute`); a layer is
     *substitutable* when its tasks are exactly its blocks (:func:`substitutable`).
 rename
-    The same layers under new keys (:func:`clone`, :func:`renamed_graph`), so that a
-    cluster never sees one key with two tasks.
+    The same layers under new keys (:func:`clone`, :func:`rename_graph`,
+    :func:`renamed_arrays`), so that a cluster never sees one key with two tasks.
+
+Every function here makes a new graph or array; none rewrites one it is given (an
+array the program holds keeps its graph: :func:`with_graph` makes another).
 
 Dask's expression arrays (the ``array.query-planning`` setting, dask/dask#11941) have
 no such graph until they are lowered, and their optimiser replaces the one the
