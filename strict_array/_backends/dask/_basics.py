@@ -252,6 +252,7 @@ def sliced_in_blocks(data: da.Array, key: tuple[slice | int, ...]) -> da.Array:
     (GaussianMixture's first ``resp[:, k]``, ``resp`` zeros with a one put in each
     column: rechunked to meet ``X``, its pieces were tasks of their own, which a
     cluster's scheduler ran after reading all of ``X``, 2 GiB held on 2 GiB)."""
+    from dask.array.chunk import getitem
     from dask.array.utils import meta_from_array
     from dask.base import tokenize
 
@@ -264,8 +265,10 @@ def sliced_in_blocks(data: da.Array, key: tuple[slice | int, ...]) -> da.Array:
         )
     name = "getitem-" + tokenize(data.name, key)
     dropped = [a for a in range(data.ndim) if a not in axes]
+    # (Dask's getitem copies a selection of less than half its block: a view kept
+    # its whole block alive wherever the slice was kept, as a cut point's value)
     out = da.map_blocks(
-        lambda b: b[key], data, chunks=tuple(chunks), dtype=data.dtype, name=name,
+        lambda b: getitem(b, key), data, chunks=tuple(chunks), dtype=data.dtype, name=name,
         drop_axis=dropped, meta=meta_from_array(data._meta, ndim=len(axes)),
     )  # fmt: skip
     setattr(out, _SLICED, (data, key))
