@@ -78,19 +78,22 @@ class HeldBytes(Callback):
         self.peak = max(self.peak, sum(alive.values()))
 
 
-def _measure(make: Callable[[Any], Any], planned: bool = True) -> tuple[Any, int, int]:
-    """``make(x)`` computed on a streaming input: its value, the blocks read and the
-    peak bytes held."""
+def _measure(
+    make: Callable[[Any], Any], planned: bool = True, rows: int = ROWS, cols: int = COLS
+) -> tuple[Any, int, int]:
+    """``make(x)`` computed on a streaming input of blocks of ``rows`` x ``cols``: its
+    value, the blocks read and the peak bytes held."""
     rng = np.random.default_rng(7)
-    store = Store(rng.standard_normal((N_BLOCKS * ROWS, COLS)))
-    x = xp.asarray(da.from_array(store, chunks=(ROWS, COLS), asarray=False))
+    store = Store(rng.standard_normal((N_BLOCKS * rows, cols)))
+    x = xp.asarray(da.from_array(store, chunks=(rows, cols), asarray=False))
     out = make(x)
     held = HeldBytes()
     # (results up to ``keep-bytes`` are kept between computations, by design: here
     # every array is a few KiB, so the bound is scaled with the blocks)
-    settings = {"scheduler": "sync", "strict_array.keep-bytes": BLOCK_BYTES // 16}
+    block_bytes = rows * cols * 8
+    settings = {"scheduler": "sync", "strict_array.keep-bytes": block_bytes // 16}
     with dask.config.set(settings), held:
-        with xp.planning(planned, threshold=4 * BLOCK_BYTES):
+        with xp.planning(planned, threshold=4 * block_bytes):
             value = np.asarray(out)
     return value, store.reads, held.peak
 
@@ -183,3 +186,51 @@ def test_a_column_of_a_block_does_not_keep_its_block():
     np.testing.assert_array_equal(
         np.concatenate(blocks), np.arange(64.0 * 8).reshape(64, 8)[:, 3] * 2
     )
+
+
+# --- factorizations of a tall matrix: NumPy's names and the namespace's --------------------
+def _sums(*outs: Any) -> Any:
+    """The outputs as one vector, each matrix reduced to its column (or row) sums: what
+    is held is then the computation's, not the outputs' (U, Q and the pseudo-inverse
+    are as large as the input)."""
+    parts = []
+    for o in outs:
+        if o.ndim == 2:
+            o = xp.sum(xp.abs(o), axis=0 if o.shape[0] >= o.shape[1] else 1)
+        parts.append(xp.reshape(o, (-1,)))
+    return xp.concat(parts)
+
+
+#: the blocks of the tall matrix: each block's R factor a small fraction of the block,
+#: and all of them (TSQR's stacked R) below the planner's small results
+TALL_ROWS, TALL_COLS = 1024, 8
+
+#: name -> (passes over the input, the call)
+FACTORIZATIONS: dict[str, tuple[int, Callable[[Any], Any]]] = {
+    "xp.linalg.svd": (2, lambda x: _sums(*xp.linalg.svd(x, full_matrices=False))),
+    "np.linalg.svd": (2, lambda x: _sums(*np.linalg.svd(x, full_matrices=False))),
+    "np.linalg.svd, values": (1, lambda x: np.linalg.svd(x, compute_uv=False)),
+    "xp.linalg.qr": (2, lambda x: _sums(*xp.linalg.qr(x))),
+    "np.linalg.qr": (2, lambda x: _sums(*np.linalg.qr(x))),
+    "np.linalg.qr, r": (1, lambda x: np.linalg.qr(x, mode="r")),
+    "np.cov, rowvar=False": (2, lambda x: np.cov(x, rowvar=False)),
+    "np.cov of the transpose": (2, lambda x: np.cov(x.mT)),
+    "np.linalg.lstsq": (3, lambda x: _sums(*np.linalg.lstsq(x, x[:, 0] + 1.0)[:2])),
+    "np.linalg.pinv": (2, lambda x: _sums(np.linalg.pinv(x))),
+    "xp.linalg.pinv": (2, lambda x: _sums(xp.linalg.pinv(x))),
+}
+
+
+@pytest.mark.parametrize("name", list(FACTORIZATIONS))
+def test_factorizations_of_a_tall_matrix_stream(name):
+    """The SVD, QR, covariance, least squares and pseudo-inverse of a tall matrix in row
+    blocks, by NumPy's names as by the namespace's: a few reads of the input, at most
+    four blocks' bytes held, NumPy's values (NumPy's own function, per matrix in one
+    block, held the whole matrix at once)."""
+    passes, make = FACTORIZATIONS[name]
+    block_bytes = TALL_ROWS * TALL_COLS * 8
+    want, _, _ = _measure(make, planned=False, rows=TALL_ROWS, cols=TALL_COLS)
+    got, reads, held = _measure(make, rows=TALL_ROWS, cols=TALL_COLS)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+    assert reads <= passes * N_BLOCKS, f"{name}: {reads / N_BLOCKS:.1f} passes, not {passes}"
+    assert held <= 4 * block_bytes, f"{name}: {held / block_bytes:.1f} blocks held"
