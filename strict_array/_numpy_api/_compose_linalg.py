@@ -89,7 +89,7 @@ def _one_matrix(a: Any, ranks: tuple[int, ...]) -> bool:
 
 def _floating(*arrays: Array) -> list[Array]:
     """The arrays in NumPy's common linalg type (integers and booleans as float64)."""
-    xp = _namespace()
+    xp = _namespace(arrays[0])
     dtype = np.result_type(*(a.dtype for a in arrays))
     if dtype.kind in "biu":
         dtype = np.dtype(np.float64)
@@ -102,11 +102,10 @@ def _known(shape: tuple[int | None, ...]) -> tuple[int, ...]:
     return cast(tuple[int, ...], shape)
 
 
-def _namespace() -> Any:
-    """The namespace (imported when called: it imports this module's table)."""
-    import strict_array
-
-    return strict_array
+def _namespace(a: Array) -> Any:
+    """The array's namespace (``__array_namespace__``: the package, which imports this
+    module's table while it loads)."""
+    return a.__array_namespace__()
 
 
 @functools.cache
@@ -118,7 +117,7 @@ def _result_type(name: str) -> Any:
 def svd(a: Array, full_matrices: bool = True, compute_uv: bool = True,
         hermitian: bool = False) -> Any:  # fmt: skip
     """``np.linalg.svd`` of one matrix: the namespace's ``linalg.svd`` (or ``svdvals``)."""
-    xp = _namespace()
+    xp = _namespace(a)
     (a,) = _floating(a)
     if not compute_uv:
         return xp.linalg.svdvals(a)
@@ -128,7 +127,7 @@ def svd(a: Array, full_matrices: bool = True, compute_uv: bool = True,
 
 def qr(a: Array, mode: str = "reduced") -> Any:
     """``np.linalg.qr`` of one matrix, modes ``"reduced"``, ``"complete"`` and ``"r"``."""
-    xp = _namespace()
+    xp = _namespace(a)
     if mode not in ("reduced", "complete", "r"):  # ("raw" is NumPy's per matrix)
         raise ValueError(f"numpy.linalg.qr: unrecognized mode {mode!r}")
     (a,) = _floating(a)
@@ -140,7 +139,7 @@ def pinv(a: Array, rcond: Any = None, hermitian: bool = False, *, rtol: Any = np
     """``np.linalg.pinv`` of one matrix: the namespace's ``linalg.pinv``, with NumPy's
     tolerance (``rcond=1e-15`` when neither is given, ``max(m, n) * eps`` for
     ``rtol=None``)."""
-    xp = _namespace()
+    xp = _namespace(a)
     if rcond is None:
         if rtol is np._NoValue:
             rcond = 1e-15
@@ -159,7 +158,7 @@ def lstsq(a: Array, b: Array, rcond: Any = None) -> tuple[Array, Array, Array, A
     (``V S^+ U^H b``, singular values at most ``rcond`` times the largest dropped, default
     ``max(m, n) * eps``), the sums of squared residuals (none where the rank is below
     ``n`` or ``m <= n``: a size known once computed), the rank and the singular values."""
-    xp = _namespace()
+    xp = _namespace(a)
     if a.shape[0] != b.shape[0]:
         raise np.linalg.LinAlgError("Incompatible dimensions")
     a, b = _floating(a, b)
@@ -187,7 +186,7 @@ def cov(m: Array, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: 
     """``np.cov`` of one 2-D array without ``y`` and weights: the centred observations'
     product with themselves, ``Z^T conj(Z) / (n - ddof)``, from the namespace's ``mean``
     and ``matmul`` (observations in rows for ``rowvar=False``, in columns otherwise)."""
-    xp = _namespace()
+    xp = _namespace(m)
     if ddof is not None and ddof != int(ddof):
         raise ValueError("ddof must be integer")
     if dtype is None:
