@@ -41,7 +41,7 @@ from .._backends._numpy_ways import (
     Writes,
     dotted,
 )
-from . import _compose
+from . import _compose, _compose_linalg
 from ._rules import Assign, Broadcast, Callbacks, Einsum, Rule, Stacks, ToShape, shape_of
 
 __all__ = [
@@ -206,7 +206,8 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
           standard="cumulative_sum or cumulative_prod (of reshape(x, (-1,)) for axis=None)"),
     *rows("nancumsum nancumprod", lazy=Unless(_is_none("axis"), Own(), Lanes("a")), standard="="),
     *rows("cumulative_sum cumulative_prod", lazy=Lanes("x"), standard="="),
-    *rows("cov", lazy=WHOLE("m", "y", "fweights", "aweights"),
+    *rows("cov", lazy=Unless(_compose_linalg.why_not_plain_cov,
+                             Compose(_compose_linalg.cov), WHOLE("m", "y", "fweights", "aweights")),
           standard="matmul of the centred data"),
     *rows("corrcoef", lazy=WHOLE("x", "y"), standard="matmul of the centred data"),
     *rows("histogram", lazy=Whole(("a", "weights", "bins"), shape=_histogram_shape)),
@@ -355,14 +356,24 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
                       Matrices(("a", "b"), (1, 1)), WHOLE("a", "b")),
           standard="linalg.cross"),
     *rows("linalg.cholesky linalg.det linalg.inv linalg.eig linalg.eigh linalg.eigvals "
-          "linalg.eigvalsh linalg.slogdet linalg.svd linalg.qr linalg.pinv linalg.matrix_power",
+          "linalg.eigvalsh linalg.slogdet linalg.matrix_power",
           lazy=Matrices(("a",), (2,)), standard="="),
+    # (the namespace's own factorizations: TSQR of a tall matrix in row blocks on DASK)
+    *rows("linalg.svd linalg.pinv", lazy=lambda n: Unless(
+        _compose_linalg.why_not_one_matrix("a", per_matrix={"hermitian": (True,)},
+                                           qr_first=n == "linalg.svd"),
+        Compose(getattr(_compose_linalg, n.split(".")[1])), Matrices(("a",), (2,))),
+        standard="="),
+    *rows("linalg.qr", lazy=Unless(_compose_linalg.why_not_one_matrix("a", per_matrix={"mode": ("raw",)}),
+                                   Compose(_compose_linalg.qr), Matrices(("a",), (2,))),
+          standard="="),
     *rows("linalg.svdvals linalg.cond linalg.matrix_norm", lazy=Matrices(("x",), (2,)),
           standard="="),
     *rows("linalg.matrix_rank", lazy=Matrices(("A",), (2,)), standard="="),
     *rows("linalg.solve", Stacks("a", "b", (2, 2)), lazy=Matrices(("a", "b"), (2, 2)),
           standard="="),
-    *rows("linalg.lstsq", lazy=WHOLE_VALUES("a", "b"),
+    *rows("linalg.lstsq", lazy=Unless(_compose_linalg.why_not_one_matrix("a", ranks={"b": (1, 2)}),
+                                      Compose(_compose_linalg.lstsq), WHOLE_VALUES("a", "b")),
           standard="linalg.solve (of the normal equations)"),
     *rows("linalg.multi_dot", lazy=WHOLE("arrays"), standard="matmul, one product at a time"),
     *rows("linalg.norm", lazy=Own(), standard="linalg.vector_norm or linalg.matrix_norm"),

@@ -242,6 +242,7 @@ def sliced_in_blocks(data: da.Array, key: tuple[slice | int, ...]) -> da.Array:
     (``resp[:, k]`` of ``resp`` zeros with a one put in each column: rechunked to meet
     ``X``, its pieces would be tasks of their own, which a cluster's scheduler runs
     after reading all of ``X``)."""
+    from dask.array.chunk import getitem
     from dask.array.utils import meta_from_array
     from dask.base import tokenize
 
@@ -254,8 +255,10 @@ def sliced_in_blocks(data: da.Array, key: tuple[slice | int, ...]) -> da.Array:
         )
     name = "getitem-" + tokenize(data.name, key)
     dropped = [a for a in range(data.ndim) if a not in axes]
+    # (Dask's getitem copies a selection of less than half its block: a view kept
+    # its whole block alive wherever the slice was kept, as a cut point's value)
     out = da.map_blocks(
-        lambda b: b[key], data, chunks=tuple(chunks), dtype=data.dtype, name=name,
+        lambda b: getitem(b, key), data, chunks=tuple(chunks), dtype=data.dtype, name=name,
         drop_axis=dropped, meta=meta_from_array(data._meta, ndim=len(axes)),
     )  # fmt: skip
     _facts.note(out, slice_of=(data, key))

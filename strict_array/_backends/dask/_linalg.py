@@ -241,6 +241,30 @@ def _svd_part(i: int) -> Any:
     return lambda a: np.linalg.svd(a)[i]
 
 
+def _lapack_signs(r: np.ndarray, top: np.ndarray, rows: int) -> np.ndarray:
+    """The signs that turn ``r``, an R factor of a tall matrix whose first rows are
+    ``top``, into the R of LAPACK's Householder QR of the whole matrix of ``rows`` rows
+    (NumPy's).
+
+    Householder's R is unique up to the signs of its rows, and LAPACK's signs follow
+    from the diagonal element each reflection meets, which the matrix's first rows and
+    its Gram matrix ``r^H r`` decide: the matrix ``[top; c]``, with ``c^H c`` the Gram
+    matrix of the rows below ``top`` (as many rows as they are, up to ``n``: a
+    reflection with nothing below its diagonal element keeps its sign), has the same
+    Householder R (a unitary map of the rows below ``top`` changes no reflection's
+    diagonal element). So LAPACK's signs are
+    those of its QR of that small matrix. (NumPy's SVD of a matrix at least 11/6 times
+    as tall as wide is the SVD of that R: ``U`` and ``V`` follow NumPy's signs too.)
+    """
+    n = r.shape[1]
+    gram = r.conj().T @ r - top.conj().T @ top
+    w, v = np.linalg.eigh((gram + gram.conj().T) / 2)
+    below = (np.sqrt(np.clip(w, 0, None))[:, None] * v.conj().T)[n - min(rows - n, n) :]
+    r_numpy = np.linalg.qr(np.concatenate([top, below.astype(top.dtype)]), mode="r")
+    signs = np.sign(np.diag(r_numpy).real[:n]) * np.sign(np.diag(r).real)
+    return np.where(signs == 0, 1, signs).astype(r.dtype)  # type: ignore[no-any-return]
+
+
 def tsqr(x: da.Array, *, svd: bool = False) -> tuple:
     """The reduced QR (or SVD) of a tall matrix in one column block, by indirect TSQR.
 
@@ -259,7 +283,14 @@ def tsqr(x: da.Array, *, svd: bool = False) -> tuple:
     stacked = r_blocks.rechunk({0: -1})
     q2 = da.map_blocks(_block_q, stacked, chunks=((sum(rows),), (n,)), dtype=x.dtype)
     r = da.map_blocks(_block_r, stacked, chunks=((n,), (n,)), dtype=x.dtype)
-    small = [r_blocks, q2, r]
+    # the signs of R's rows (and Q's columns) NumPy's QR of the whole matrix gives
+    top = x[:n].rechunk(-1)
+    signs = da.map_blocks(
+        _lapack_signs, r, top, x.shape[0], drop_axis=1, chunks=((n,),), dtype=x.dtype
+    )
+    r = da.blockwise(lambda b, d: b * d[:, None], "ij", r, "ij", signs, "i", dtype=x.dtype)
+    q2 = da.blockwise(lambda b, d: b * d, "ij", q2, "ij", signs, "j", dtype=x.dtype)
+    small = [r_blocks, top, signs, q2, r]
     if svd:
         u_r = da.map_blocks(_svd_part(0), r, dtype=x.dtype)
         s = da.map_blocks(_svd_part(1), r, drop_axis=1, chunks=((n,),), dtype=_real(x.dtype))
@@ -302,6 +333,36 @@ def svdvals(x: da.Array, /) -> da.Array:
         if tall is not None:
             return tsqr(tall, svd=True)[1]
     return per_matrix("svdvals")(x)
+
+
+def pinv(x: da.Array, /, *, rtol: Any = None) -> da.Array:
+    """The pseudo-inverse; of a tall (or wide) matrix in several blocks, from its TSQR
+    SVD: ``V S^+ U^H``, each block of the result from a block of ``U`` (which streams)
+    and the small ``V S^+``. The singular values at most ``rtol`` times the largest are
+    dropped, as NumPy's ``pinv`` does (default ``max(m, n) * eps``)."""
+    one_tolerance = not isinstance(rtol, da.Array) or rtol.ndim == 0
+    for matrix, wide in ((x, False), (x.T, True)) if x.ndim == 2 and one_tolerance else ():
+        tall = tall_and_skinny(matrix)
+        if tall is not None:
+            out = _pinv_of_tall(tall.conj() if wide else tall, rtol)
+            return out.conj().T if wide else out  # pinv(A) = pinv(A^H)^H
+    return per_matrix("pinv")(x, rtol=rtol)
+
+
+def _pinv_of_tall(x: da.Array, rtol: Any) -> da.Array:
+    m, n = x.shape
+    if rtol is None:
+        rtol = max(m, n) * np.finfo(x.dtype).eps
+    u, s, vh = tsqr(x, svd=True)
+    large = s > rtol * s.max()
+    inverse = da.where(large, 1 / da.where(large, s, 1), 0).astype(s.dtype)
+    scaled = vh.conj().T * inverse[None, :]  # V S^+, small
+    out = da.blockwise(
+        lambda ub, w: w @ ub.conj().T, "ji", u, "ik", scaled, "jk",
+        dtype=x.dtype, concatenate=True, meta=np.empty((0, 0), x.dtype),
+    )  # fmt: skip
+    declare(out, large, inverse, scaled)
+    return out
 
 
 def qr(x: da.Array, /, *, mode: str = "reduced") -> tuple:

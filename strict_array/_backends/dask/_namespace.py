@@ -977,6 +977,7 @@ def build_namespace() -> types.SimpleNamespace:
     ns.linalg.svd = _linalg.svd
     ns.linalg.qr = _linalg.qr
     ns.linalg.svdvals = _linalg.svdvals
+    ns.linalg.pinv = _linalg.pinv
     ns.linalg.solve = _linalg.solve
     ns.linalg.cross = _linalg.cross
     ns.linalg.matrix_norm = _linalg.matrix_norm
