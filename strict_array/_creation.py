@@ -94,6 +94,11 @@ def asarray(
         if copy is not True
         else np.array(data, dtype=dtype, copy=True)
     )
+    if dtype is None and src is None and not hasattr(data, "dtype"):
+        # dtypes inferred from Python values: the device's defaults
+        inferred = target.profile.inferred(arr.dtype)
+        if inferred != arr.dtype:
+            arr = arr.astype(inferred)
     if copy is False and arr is not data and not np.shares_memory(arr, np.asarray(data)):
         raise ValueError("asarray: copy=False but the input cannot be used without a copy.")
     _check_kind(arr.dtype, obj)
@@ -137,6 +142,8 @@ def arange(
     """
     dtype = as_dtype(dtype, "arange")
     dev = _device(device, "arange")
+    if dtype is None:
+        dtype = dev.profile.default_for((start, stop, step))
     return result(dev.create("arange", start, stop, step, chunks=chunks, dtype=dtype), dev)
 
 
@@ -147,6 +154,8 @@ def _filled(
     shape = as_shape(shape, op)
     dtype = as_dtype(dtype, op)
     dev = _device(device, op)
+    if dtype is None:  # (full: the kind of its fill value; the others: floats)
+        dtype = dev.profile.default_for(args or (0.0,))
     return result(dev.create(op, shape, *args, chunks=chunks, dtype=dtype), dev)
 
 
@@ -356,6 +365,8 @@ def eye(
     """
     dtype = as_dtype(dtype, "eye")
     dev = _device(device, "eye")
+    if dtype is None:
+        dtype = dev.profile.default_for((0.0,))
     return result(dev.create("eye", n_rows, n_cols, chunks=chunks, k=k, dtype=dtype), dev)
 
 
@@ -388,6 +399,8 @@ def linspace(
     """
     dtype = as_dtype(dtype, "linspace")
     dev = _device(device, "linspace")
+    if dtype is None:
+        dtype = dev.profile.default_for((start, stop, 0.0))
     return result(
         dev.create("linspace", start, stop, num, chunks=chunks, dtype=dtype, endpoint=endpoint), dev
     )

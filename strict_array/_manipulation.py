@@ -11,6 +11,7 @@ import numpy as np
 from . import _broadcasting
 from ._array import Array, _object_new, common_device, expect_array, result
 from ._broadcasting import as_shape, normalize_axes, normalize_axis
+from ._flags import refuse_data_dependent
 from ._typing import Shape, ShapeLike
 
 
@@ -343,6 +344,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     if type(repeats) is int and repeats >= 0:
         pass  # one count for every element: nothing more to check
     elif type(repeats) is Array:
+        refuse_data_dependent("repeat (an array of repeats)")
         n = x.size if axis is None else x.shape[axis]
         common_device("repeat", (x, repeats))
         if repeats.dtype.kind not in "iu" or repeats.ndim > 1:
