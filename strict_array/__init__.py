@@ -196,6 +196,8 @@ def __getattr__(name: str) -> Any:
     # it does not need
     if name.isupper() and name.lower() in _backends.registered_names():
         return _backends.device(name.lower())
+    if name in _EXTENSIONS:  # (a disabled extension: its property's error, not NumPy's)
+        return getattr(_Namespace, name).fget(sys.modules[__name__])
     if name.startswith("_"):  # private names (also asked for while the package imports)
         raise AttributeError(f"module 'strict_array' has no attribute {name!r}")
     raise _numpy_api.missing_attribute(__name__, name)

@@ -200,7 +200,8 @@ def flags_from_environment() -> Flags:
     )  # fmt: skip
 
 
-_process: list[Flags] = [flags_from_environment()]
+#: the process's flags (read from the environment at the end of this module)
+_process: list[Flags] = [DEFAULT]
 _local: ContextVar[Flags | None] = ContextVar("strict_array_flags", default=None)
 
 
@@ -322,7 +323,8 @@ class ArrayAPIStrictFlags:
         # checked now (a wrong value fails where it is written), applied at entry over
         # the flags in force there
         self._flags = (api_version, boolean_indexing, data_dependent_shapes,
-                       None if enabled_extensions is None else tuple(enabled_extensions),
+                       enabled_extensions if enabled_extensions is None
+                       or isinstance(enabled_extensions, str) else tuple(enabled_extensions),
                        in_place_writes)  # fmt: skip
         _changed(current(), "ArrayAPIStrictFlags", *self._flags)
         self._tokens: list[Token[Flags | None]] = []
@@ -477,3 +479,6 @@ _NOT_WRITES = ("__init__", "__int__", "__index__", "__iter__", "__invert__")
 def _writes_into_array(out: Any, array_type: type) -> bool:
     targets = out if isinstance(out, tuple) else (out,)
     return any(type(t) is array_type for t in targets)
+
+
+_process[0] = flags_from_environment()
