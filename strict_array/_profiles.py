@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -55,10 +55,12 @@ class DtypeProfile:
         """Whether arrays of ``dtype`` can live on the device."""
         return dtype not in self.lacks
 
-    @property
-    def numpy_defaults(self) -> builtins.bool:
-        """The defaults are NumPy's own (a backend infers them without being told)."""
-        return self.defaults == DEFAULT_DTYPES
+    #: the defaults are NumPy's own (a backend infers them without being told)
+    numpy_defaults: builtins.bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # (read by every asarray of Python values: decided once)
+        object.__setattr__(self, "numpy_defaults", dict(self.defaults) == DEFAULT_DTYPES)
 
     def default_for(self, values: tuple[Any, ...]) -> np.dtype | None:
         """The dtype of an array made from the Python scalars ``values`` with
