@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _flags
 from ._array import Array, common_device, expect_array, result
 from ._broadcasting import normalize_axes, normalize_axis
 from ._dtypes import as_dtype, check_array_category
@@ -90,7 +91,8 @@ _INT64 = np.dtype("int64")
 def accumulation_dtype(op: str, x: Array, dtype: DTypeLike | None) -> Any:
     """``dtype=`` of a sum or product: as given, else None (the backend's rule:
     integers in (u)int64), or on a device without 64-bit integers its default
-    integer dtype (uint32 for unsigned), as JAX without x64 accumulates."""
+    integer dtype (uint32 for unsigned), as JAX without x64 accumulates; under an
+    api_version before 2023.12, floats in the device's default floating dtype."""
     dtype = as_dtype(dtype, op)
     if dtype is not None or type(x) is not Array:
         return dtype
@@ -98,6 +100,10 @@ def accumulation_dtype(op: str, x: Array, dtype: DTypeLike | None) -> Any:
     kind = x.dtype.kind
     if kind in "biu" and not profile.supports(_INT64):
         return np.dtype("uint32") if kind == "u" else profile.defaults["integral"]
+    if kind in "fc" and op in ("sum", "prod") and _flags.current().api_version < "2023.12":
+        # before 2023.12 the standard had sums and products of floats in the default
+        # floating dtype (as array-api-strict keeps it under that api_version)
+        return profile.defaults["real floating" if kind == "f" else "complex floating"]
     return None
 
 

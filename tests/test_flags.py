@@ -235,6 +235,22 @@ def test_operators_and_older_functions_work_under_the_oldest_version(backend):
         assert float(y) == 10.0
 
 
+@pytest.mark.parametrize("version", _flags.SUPPORTED_VERSIONS)
+def test_sums_of_floats_follow_the_version(version, backend):
+    """Before 2023.12 a sum or product of float32 was float64 (as in array-api-strict)."""
+    import array_api_strict as strict
+
+    x = on(backend, [1.0, 2.0], dtype=np.float32)
+    with (
+        xp.ArrayAPIStrictFlags(api_version=version),
+        strict.ArrayAPIStrictFlags(api_version=version),
+    ):
+        theirs = strict.sum(strict.asarray([1.0, 2.0], dtype=strict.float32)).dtype
+        for f in (xp.sum, xp.prod):
+            assert str(f(x).dtype) == str(theirs).removeprefix("array_api_strict.")
+        assert xp.sum(x, dtype=xp.float32).dtype == xp.float32
+
+
 @pytest.mark.parametrize("version", _flags.SUPPORTED_VERSIONS[2:])
 def test_info_follows_the_version(version):
     with xp.ArrayAPIStrictFlags(api_version=version):
