@@ -92,6 +92,8 @@ def test_creation_uses_the_devices_defaults(dev):
     assert xp.asarray(1j, device=dev).dtype == cplx
     assert xp.asarray(np.float32(1.0), device=dev).dtype == xp.float32  # (its own dtype)
     assert xp.zeros_like(xp.zeros(2, device=dev)).dtype == real
+    assert xp.fft.fftfreq(4, device=dev).dtype == real
+    assert xp.fft.rfftfreq(4, device=dev).dtype == real
 
 
 @pytest.mark.parametrize(
@@ -157,6 +159,15 @@ def test_indices_and_integer_sums_are_int32_without_x64(family, chunks):
     checks["sum"] = (xp.sum(ints), np.sum(expected.astype(np.int16)))
     checks["prod"] = (xp.prod(ints + 1), np.prod(expected.astype(np.int16) + 1))
     checks["cumulative_sum"] = (xp.cumulative_sum(ints), np.cumsum(expected.astype(np.int16)))
+    square = xp.reshape(ints, (2, 3))[:, :2]
+    checks["linalg.trace"] = (
+        xp.linalg.trace(square),
+        np.trace(np.reshape(expected, (2, 3))[:, :2]),
+    )
+    checks["linalg.matrix_rank"] = (
+        xp.linalg.matrix_rank(xp.astype(square, xp.float32)),
+        np.linalg.matrix_rank(np.reshape(expected, (2, 3))[:, :2]),
+    )
     for name, (got, want) in checks.items():
         assert got.dtype == xp.int32, name
         assert got.device is dev, name
