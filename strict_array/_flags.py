@@ -384,25 +384,43 @@ def versioned_functions(prefix: str = "") -> Iterable[tuple[str, str]]:
                 yield name[len(prefix) :], version
 
 
+#: what each flag refuses, and the fix: the text of its error
+_REFUSALS = {
+    "data_dependent_shapes": (
+        "its result's shape depends on the data",
+        " (as on a backend that compiles shapes ahead, JAX under jit); use a function of "
+        "fixed shape (where, a size= argument of array_api_extra) or "
+        "set_array_api_strict_flags(data_dependent_shapes=True).",
+    ),
+    "boolean_indexing": (
+        "indexing by a boolean array",
+        "; use where(mask, x, y) (or take with the mask's nonzero() where shapes may "
+        "depend on the data), or set_array_api_strict_flags(boolean_indexing=True).",
+    ),
+    "writeable": (
+        "writes into an existing array",
+        " (as on JAX, whose arrays are immutable); make a new array instead: "
+        "array_api_extra.at(x, idx).set(v) (or .add, .multiply...) for x[idx] = v "
+        "and x[idx] op= v, x = x op y for x op= y, the function's result for out=.",
+    ),
+}
+
+
+def _refuse_unless(flag: str, op: str) -> None:
+    """Raise the RuntimeError of ``op`` if the boolean ``flag`` is off here."""
+    if not getattr(current(), flag):
+        what, fix = _REFUSALS[flag]
+        raise RuntimeError(f"{op}: {what}, and the {flag} flag is off{fix}")
+
+
 def refuse_data_dependent(op: str) -> None:
     """Raise if the data_dependent_shapes flag is off (``op``'s result depends on the data)."""
-    if not current().data_dependent_shapes:
-        raise RuntimeError(
-            f"{op}: its result's shape depends on the data, and the data_dependent_shapes "
-            "flag is off (as on a backend that compiles shapes ahead, JAX under jit); use "
-            "a function of fixed shape (where, a size= argument of array_api_extra) or "
-            "set_array_api_strict_flags(data_dependent_shapes=True)."
-        )
+    _refuse_unless("data_dependent_shapes", op)
 
 
 def refuse_boolean_index(op: str) -> None:
     """Raise if the boolean_indexing flag is off (``op`` indexes by a boolean array)."""
-    if not current().boolean_indexing:
-        raise RuntimeError(
-            f"{op}: indexing by a boolean array, and the boolean_indexing flag is off; "
-            "use where(mask, x, y) (or take with the mask's nonzero() where shapes may "
-            "depend on the data), or set_array_api_strict_flags(boolean_indexing=True)."
-        )
+    _refuse_unless("boolean_indexing", op)
 
 
 #: the modules whose writes the writeable flag lets through: array_api_extra's ``at``,
@@ -413,15 +431,9 @@ _WRITERS_ALLOWED = ("array_api_extra._at",)
 
 
 def _refuse_write(op: str, writer: FrameType | None = None) -> None:
-    if not current().writeable:
-        if writer is not None and writer.f_globals.get("__name__") in _WRITERS_ALLOWED:
-            return
-        raise RuntimeError(
-            f"{op}: writes into an existing array, and the writeable flag is off "
-            "(as on JAX, whose arrays are immutable); make a new array instead: "
-            "array_api_extra.at(x, idx).set(v) (or .add, .multiply...) for x[idx] = v "
-            "and x[idx] op= v, x = x op y for x op= y, the function's result for out=."
-        )
+    if writer is not None and writer.f_globals.get("__name__") in _WRITERS_ALLOWED:
+        return
+    _refuse_unless("writeable", op)
 
 
 # --- the write checks, attached to the array type on first need ---------------------------
