@@ -33,6 +33,8 @@ from dataclasses import dataclass, replace
 from types import FrameType, TracebackType
 from typing import Any, TypeVar
 
+from ._caller import called_from, ours
+
 __all__ = [
     "SUPPORTED_VERSIONS", "ArrayAPIStrictFlags", "Flags", "current", "get_array_api_strict_flags",
     "refuse_boolean_index", "refuse_data_dependent", "requires_version",
@@ -82,6 +84,9 @@ class Flags:
     writeable : bool
         Arrays can be written in place (``x[i] = v``, ``x += y``, NumPy's ``out=``);
         ``False`` simulates JAX, whose arrays are immutable.
+    packages : tuple of str
+        The packages whose code the three flags above refuse (the code calling
+        strict_array, as the rank-promotion policy finds it); empty: all code.
     """
 
     api_version: str = LATEST_VERSION
@@ -89,6 +94,7 @@ class Flags:
     data_dependent_shapes: bool = True
     enabled_extensions: tuple[str, ...] = tuple(EXTENSIONS)
     writeable: bool = True
+    packages: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The flags by name, as :func:`get_array_api_strict_flags` returns them."""
@@ -98,7 +104,15 @@ class Flags:
             "data_dependent_shapes": self.data_dependent_shapes,
             "enabled_extensions": self.enabled_extensions,
             "writeable": self.writeable,
+            "packages": self.packages,
         }
+
+    def allows(self, flag: str) -> bool:
+        """Whether the boolean ``flag`` allows what it names to the code calling here
+        (off: refused, unless :attr:`packages` names others than the caller's)."""
+        if getattr(self, flag):
+            return True
+        return bool(self.packages) and not called_from(self.packages)
 
 
 DEFAULT = Flags()
@@ -112,6 +126,7 @@ def _changed(
     data_dependent_shapes: bool | None,
     enabled_extensions: Collection[str] | None,
     writeable: bool | None,
+    packages: Collection[str] | None = None,
 ) -> Flags:
     """``base`` with the flags given (not None) changed, each checked."""
     changes: dict[str, Any] = {}
@@ -154,6 +169,13 @@ def _changed(
         changes["enabled_extensions"] = tuple(
             e for e in base.enabled_extensions if EXTENSIONS[e] <= version
         )
+    if packages is not None:
+        if isinstance(packages, str) or not all(isinstance(p, str) and p for p in packages):
+            raise TypeError(
+                f"{where}: packages must be a collection of package names, such as "
+                f"['mypackage'], got {packages!r}."
+            )
+        changes["packages"] = tuple(packages)
     flags = replace(base, **changes)
     if not flags.boolean_indexing:
         MASKS_CHECKED[0] = True
@@ -193,13 +215,16 @@ def _env_bool(name: str) -> bool | None:
 def flags_from_environment() -> Flags:
     """The flags the environment variables set (``STRICT_ARRAY_*`` or array-api-strict's
     ``ARRAY_API_STRICT_*``: ``API_VERSION``, ``BOOLEAN_INDEXING``, ``DATA_DEPENDENT_SHAPES``,
-    ``ENABLED_EXTENSIONS`` (comma-separated), ``WRITEABLE``)."""
+    ``ENABLED_EXTENSIONS`` (comma-separated), ``WRITEABLE``; and ``STRICT_ARRAY_FLAGS_PACKAGES``
+    (comma-separated))."""
     extensions = _env("ENABLED_EXTENSIONS")
+    packages = os.environ.get("STRICT_ARRAY_FLAGS_PACKAGES")
     return _changed(
         DEFAULT, "environment", _env("API_VERSION") or None, _env_bool("BOOLEAN_INDEXING"),
         _env_bool("DATA_DEPENDENT_SHAPES"),
         None if extensions is None else [e.strip() for e in extensions.split(",") if e.strip()],
         _env_bool("WRITEABLE"),
+        None if packages is None else [p.strip() for p in packages.split(",") if p.strip()],
     )  # fmt: skip
 
 
@@ -221,6 +246,7 @@ def set_array_api_strict_flags(
     data_dependent_shapes: bool | None = None,
     enabled_extensions: Collection[str] | None = None,
     writeable: bool | None = None,
+    packages: Collection[str] | None = None,
 ) -> None:
     """Set flags for the whole process (those not given keep their value).
 
@@ -249,6 +275,12 @@ def set_array_api_strict_flags(
         ``False`` refuses every write into an existing array (``x[key] = v``,
         in-place operators, NumPy's ``out=``, ``np.copyto``...) as JAX does, on every
         device (``RuntimeError`` pointing to ``array_api_extra.at``).
+    packages : collection of str, optional
+        strict_array's own: the packages (``["mypackage"]``) whose code
+        ``boolean_indexing``, ``data_dependent_shapes`` and ``writeable`` refuse, the
+        code calling strict_array as the rank-promotion policy finds it (so that a test
+        suite's own fixtures may mask and write while the package under test may not);
+        ``[]`` for all code, the default.
 
     Examples
     --------
@@ -260,7 +292,7 @@ def set_array_api_strict_flags(
     """
     _process[0] = _changed(
         _process[0], "set_array_api_strict_flags", api_version, boolean_indexing,
-        data_dependent_shapes, enabled_extensions, writeable,
+        data_dependent_shapes, enabled_extensions, writeable, packages,
     )  # fmt: skip
 
 
@@ -271,8 +303,8 @@ def get_array_api_strict_flags() -> dict[str, Any]:
     -------
     dict
         ``api_version``, ``boolean_indexing``, ``data_dependent_shapes``,
-        ``enabled_extensions`` (as array-api-strict returns them) and
-        ``writeable``.
+        ``enabled_extensions`` (as array-api-strict returns them), ``writeable`` and
+        ``packages``.
 
     Examples
     --------
@@ -322,13 +354,16 @@ class ArrayAPIStrictFlags:
         data_dependent_shapes: bool | None = None,
         enabled_extensions: Collection[str] | None = None,
         writeable: bool | None = None,
+        packages: Collection[str] | None = None,
     ) -> None:
         # checked now (a wrong value fails where it is written), applied at entry over
         # the flags in force there
         self._flags = (api_version, boolean_indexing, data_dependent_shapes,
                        enabled_extensions if enabled_extensions is None
                        or isinstance(enabled_extensions, str) else tuple(enabled_extensions),
-                       writeable)  # fmt: skip
+                       writeable,
+                       packages if packages is None or isinstance(packages, str)
+                       else tuple(packages))  # fmt: skip
         _changed(current(), "ArrayAPIStrictFlags", *self._flags)
         self._tokens: list[Token[Flags | None]] = []
 
@@ -407,8 +442,9 @@ _REFUSALS = {
 
 
 def _refuse_unless(flag: str, op: str) -> None:
-    """Raise the RuntimeError of ``op`` if the boolean ``flag`` is off here."""
-    if not getattr(current(), flag):
+    """Raise the RuntimeError of ``op`` if the boolean ``flag`` is off here (for the
+    calling code's package)."""
+    if not current().allows(flag):
         what, fix = _REFUSALS[flag]
         raise RuntimeError(f"{op}: {what}, and the {flag} flag is off{fix}")
 
@@ -431,8 +467,10 @@ _WRITERS_ALLOWED = ("array_api_extra._at",)
 
 
 def _refuse_write(op: str, writer: FrameType | None = None) -> None:
-    if writer is not None and writer.f_globals.get("__name__") in _WRITERS_ALLOWED:
-        return
+    if writer is not None and (
+        writer.f_globals.get("__name__") in _WRITERS_ALLOWED or ours(writer)
+    ):
+        return  # (array_api_extra.at's, or strict_array's own into arrays it made)
     _refuse_unless("writeable", op)
 
 

@@ -28,9 +28,9 @@ class Info:
             names), and from version 2024.12 of the standard ``"max dimensions"`` (64).
         """
         flags = _flags.current()
-        out: dict[str, Any] = {
-            "boolean indexing": flags.boolean_indexing,
-            "data-dependent shapes": flags.data_dependent_shapes,
+        out: dict[str, Any] = {  # (for the calling code, where flags.packages names some)
+            "boolean indexing": flags.allows("boolean_indexing"),
+            "data-dependent shapes": flags.allows("data_dependent_shapes"),
         }
         if flags.api_version >= "2024.12":
             out["max dimensions"] = 64

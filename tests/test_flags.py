@@ -156,15 +156,69 @@ def test_environment_variables(prefix):
     ).stdout  # fmt: skip
     assert (
         "{'api_version': '2023.12', 'boolean_indexing': False, 'data_dependent_shapes': False, "
-        "'enabled_extensions': ('linalg',), 'writeable': False}" in out
+        "'enabled_extensions': ('linalg',), 'writeable': False, 'packages': ()}" in out
     )
     assert "refused True" in out
+
+
+_PACKAGE = """
+import strict_array as xp
+
+def unique(x):
+    return xp.unique_values(x)
+
+def mask(x):
+    return x[x > 1.5]
+
+def write(x):
+    x[0] = 9.0
+    return x
+
+def capabilities():
+    return xp.__array_namespace_info__().capabilities()
+"""
+
+
+@pytest.fixture
+def package(tmp_path, monkeypatch):
+    """A consumer's package, ``mypkg``, beside the test calling it."""
+    (tmp_path / "mypkg").mkdir()
+    (tmp_path / "mypkg" / "__init__.py").write_text(_PACKAGE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    yield importlib.import_module("mypkg")
+    sys.modules.pop("mypkg", None)
+
+
+def test_flags_for_one_package(package, backend):
+    """packages=: the package under test is refused what its tests may still do."""
+    x = on(backend, [1.0, 2.0, 2.0])
+    off = {"boolean_indexing": False, "data_dependent_shapes": False, "writeable": False}
+    with xp.ArrayAPIStrictFlags(**off, packages=["mypkg"]):
+        for call, flag in ((package.unique, "data_dependent_shapes"),
+                           (package.mask, "boolean_indexing"), (package.write, "writeable")):  # fmt: skip
+            with pytest.raises(RuntimeError, match=f"the {flag} flag is off"):
+                call(x)
+        # the test's own code (another package) may
+        assert xp.unique_values(x).shape[0] in (2, None)
+        assert x[x > 1.5].shape[0] in (2, None)
+        x[0] = 0.0
+        assert package.capabilities()["data-dependent shapes"] is False
+        assert xp.__array_namespace_info__().capabilities()["data-dependent shapes"] is True
+    with xp.ArrayAPIStrictFlags(**off, packages=["otherpkg"]):
+        package.unique(x), package.mask(x), package.write(x)
+    assert np.asarray(x).tolist() == [9.0, 2.0, 2.0]
+    with pytest.raises(TypeError, match="packages must be a collection of package names"):
+        xp.ArrayAPIStrictFlags(packages="mypkg")
 
 
 def test_environment_prefers_strict_arrays_own(monkeypatch):
     monkeypatch.setenv("ARRAY_API_STRICT_API_VERSION", "2022.12")
     monkeypatch.setenv("STRICT_ARRAY_API_VERSION", "2024.12")
-    assert _flags.flags_from_environment().api_version == "2024.12"
+    monkeypatch.setenv("STRICT_ARRAY_FLAGS_PACKAGES", "mypkg, other")
+    flags = _flags.flags_from_environment()
+    assert flags.api_version == "2024.12" and flags.packages == ("mypkg", "other")
     monkeypatch.setenv("STRICT_ARRAY_BOOLEAN_INDEXING", "maybe")
     with pytest.raises(ValueError, match="BOOLEAN_INDEXING: 'maybe' is not a truth value"):
         _flags.flags_from_environment()
