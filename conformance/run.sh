@@ -20,7 +20,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 {allow|raise} {cpu|dask} [extra pytest args...]" >&2
+    echo "usage: $0 {allow|raise} DEVICE [extra pytest args...]  (DEVICE: cpu, dask, cpu_no_x64, ...)" >&2
     exit 2
 }
 
