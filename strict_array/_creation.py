@@ -94,11 +94,11 @@ def asarray(
         if copy is not True
         else np.array(data, dtype=dtype, copy=True)
     )
-    if dtype is None and src is None and not hasattr(data, "dtype"):
-        # dtypes inferred from Python values: the device's defaults
-        inferred = target.profile.inferred(arr.dtype)
-        if inferred != arr.dtype:
-            arr = arr.astype(inferred)
+    if dtype is None and not target.profile.numpy_defaults:
+        # dtypes inferred from Python values: the device's defaults (the test ordered
+        # so that a device of NumPy's defaults pays one attribute read)
+        if src is None and not hasattr(data, "dtype"):
+            arr = arr.astype(target.profile.inferred(arr.dtype), copy=False)
     if copy is False and arr is not data and not np.shares_memory(arr, np.asarray(data)):
         raise ValueError("asarray: copy=False but the input cannot be used without a copy.")
     _check_kind(arr.dtype, obj)
