@@ -16,6 +16,7 @@ from ._backends import Device, device_of_native
 from ._broadcasting import as_shape
 from ._devices import as_device, get_default_device
 from ._dtypes import as_dtype
+from ._flags import arrays_of_version
 from ._typing import DeviceLike, DTypeLike, Scalar, ShapeLike
 
 _CHUNKS_DOC = """chunks : optional
@@ -441,7 +442,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}.")
     if not arrays:
-        return ()
+        return arrays_of_version(())
     dev = common_device("meshgrid", arrays)
     for a in arrays:
         if a._ndim != 1:
@@ -455,7 +456,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
                 + ", ".join(str(a.dtype) for a in arrays)
                 + "; use astype first."
             )
-    return tuple([result(o, dev) for o in dev.ns.meshgrid(*datas, indexing=indexing)])
+    return arrays_of_version([result(o, dev) for o in dev.ns.meshgrid(*datas, indexing=indexing)])
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:

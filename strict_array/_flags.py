@@ -419,6 +419,12 @@ def versioned_functions(prefix: str = "") -> Iterable[tuple[str, str]]:
                 yield name[len(prefix) :], version
 
 
+def arrays_of_version(arrays: Iterable[Any]) -> Any:
+    """The arrays ``meshgrid`` and ``broadcast_arrays`` return: a tuple, or a list under an
+    api_version before 2025.12, as the standard had them (and array-api-strict has)."""
+    return tuple(arrays) if current().api_version >= "2025.12" else list(arrays)
+
+
 #: what each flag refuses, and the fix: the text of its error
 _REFUSALS = {
     "data_dependent_shapes": (

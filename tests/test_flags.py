@@ -314,6 +314,9 @@ def test_info_follows_the_version(version):
         devices = info.devices()
         assert isinstance(devices, tuple if version >= "2025.12" else list)
         assert xp.CPU in devices and xp.CPU_NO_X64 in devices
+        kind = tuple if version >= "2025.12" else list
+        v = xp.ones(2)
+        assert type(xp.meshgrid(v, v)) is kind and type(xp.broadcast_arrays(v, v)) is kind
 
 
 def test_array_namespace_checks_the_version():
