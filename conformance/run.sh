@@ -80,6 +80,11 @@ if [[ -n "${NO_DDS:-}" ]]; then
 fi
 if [[ -n "${API_VERSION:-}" ]]; then
     export STRICT_ARRAY_API_VERSION="$API_VERSION" ARRAY_API_TESTS_VERSION="$API_VERSION"
+    if [[ "$API_VERSION" < 2023.12 ]]; then
+        # (the suite calls __array_namespace_info__, which 2023.12 added, while it collects
+        # test_inspection_functions.py: a collection error, which no xfail covers)
+        args+=(--ignore=array_api_tests/test_inspection_functions.py)
+    fi
 fi
 if [[ "$lacks" != - ]]; then
     export ARRAY_API_TESTS_SKIP_DTYPES="$lacks"

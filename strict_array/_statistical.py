@@ -86,6 +86,8 @@ def sum(
 
 
 _INT64 = np.dtype("int64")
+#: the functions whose floats accumulated in the default floating dtype before 2023.12
+_UPCAST_BEFORE_2023 = ("sum", "prod", "linalg.trace")
 
 
 def accumulation_dtype(op: str, x: Array, dtype: DTypeLike | None) -> Any:
@@ -100,7 +102,7 @@ def accumulation_dtype(op: str, x: Array, dtype: DTypeLike | None) -> Any:
     kind = x.dtype.kind
     if kind in "biu" and not profile.supports(_INT64):
         return np.dtype("uint32") if kind == "u" else profile.defaults["integral"]
-    if kind in "fc" and op in ("sum", "prod") and _flags.current().api_version < "2023.12":
+    if kind in "fc" and op in _UPCAST_BEFORE_2023 and _flags.current().api_version < "2023.12":
         # before 2023.12 the standard had sums and products of floats in the default
         # floating dtype (as array-api-strict keeps it under that api_version)
         return profile.defaults["real floating" if kind == "f" else "complex floating"]

@@ -303,6 +303,8 @@ def test_sums_of_floats_follow_the_version(version, backend):
         for f in (xp.sum, xp.prod):
             assert str(f(x).dtype) == str(theirs).removeprefix("array_api_strict.")
         assert xp.sum(x, dtype=xp.float32).dtype == xp.float32
+        square = xp.reshape(xp.concat([x, x]), (2, 2))
+        assert str(xp.linalg.trace(square).dtype) == str(theirs).removeprefix("array_api_strict.")
 
 
 @pytest.mark.parametrize("version", _flags.SUPPORTED_VERSIONS[2:])
