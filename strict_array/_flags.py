@@ -83,7 +83,8 @@ class Flags:
         The extensions ``strict_array.linalg`` and ``strict_array.fft`` that exist.
     writeable : bool
         Arrays can be written in place (``x[i] = v``, ``x += y``, NumPy's ``out=``);
-        ``False`` simulates JAX, whose arrays are immutable.
+        ``False`` simulates JAX, whose arrays are immutable: writes are refused and
+        ``x += y`` makes a new array, as ``x = x + y``.
     packages : tuple of str
         The packages whose code the three flags above refuse (the code calling
         strict_array, as the rank-promotion policy finds it); empty: all code.
@@ -272,9 +273,11 @@ def set_array_api_strict_flags(
         The extensions that exist (``"linalg"``, ``"fft"``); a disabled one is absent
         (``AttributeError``).
     writeable : bool, optional
-        ``False`` refuses every write into an existing array (``x[key] = v``,
-        in-place operators, NumPy's ``out=``, ``np.copyto``...) as JAX does, on every
-        device (``RuntimeError`` pointing to ``array_api_extra.at``).
+        ``False`` makes arrays immutable as JAX's are, on every device: a write into an
+        existing array (``x[key] = v``, NumPy's ``out=``, ``np.copyto``...) raises
+        ``RuntimeError`` pointing to ``array_api_extra.at``, and an in-place operator
+        (``x += y``) makes a new array, as ``x = x + y`` (JAX's arrays have none: Python
+        falls back to that), so that code relying on the old array changing shows it.
     packages : collection of str, optional
         strict_array's own: the packages (``["mypackage"]``) whose code
         ``boolean_indexing``, ``data_dependent_shapes`` and ``writeable`` refuse, the
@@ -442,7 +445,7 @@ _REFUSALS = {
         "writes into an existing array",
         " (as on JAX, whose arrays are immutable); make a new array instead: "
         "array_api_extra.at(x, idx).set(v) (or .add, .multiply...) for x[idx] = v "
-        "and x[idx] op= v, x = x op y for x op= y, the function's result for out=.",
+        "and x[idx] op= v, the function's result for out=.",
     ),
 }
 
@@ -472,12 +475,18 @@ def refuse_boolean_index(op: str) -> None:
 _WRITERS_ALLOWED = ("array_api_extra._at",)
 
 
-def _refuse_write(op: str, writer: FrameType | None = None) -> None:
+def _write_allowed(writer: FrameType | None) -> bool:
+    """Whether a write by the code of frame ``writer`` (None: unknown) may happen here."""
     if writer is not None and (
         writer.f_globals.get("__name__") in _WRITERS_ALLOWED or ours(writer)
     ):
-        return  # (array_api_extra.at's, or strict_array's own into arrays it made)
-    _refuse_unless("writeable", op)
+        return True  # (array_api_extra.at's, or strict_array's own into arrays it made)
+    return current().allows("writeable")
+
+
+def _refuse_write(op: str, writer: FrameType | None = None) -> None:
+    if not _write_allowed(writer):
+        _refuse_unless("writeable", op)
 
 
 # --- the write checks, attached to the array type on first need ---------------------------
@@ -490,8 +499,9 @@ _NUMPY_WRITERS = ("copyto", "put", "place", "putmask", "put_along_axis", "fill_d
 
 
 def _arm_write_checks() -> None:
-    """Wrap ``Array.__setitem__``, the in-place operators and NumPy's entry points with
-    the writeable check (once per process: before, the writes pay nothing)."""
+    """Wrap ``Array.__setitem__`` and NumPy's entry points with the writeable check, and
+    make the in-place operators compute out of place when it is off (once per process:
+    before, the writes pay nothing)."""
     if _ARMED[0] or not _READY[0]:
         return
     _ARMED[0] = True
@@ -505,11 +515,21 @@ def _arm_write_checks() -> None:
 
         return write
 
+    def rebinding(method: Callable[..., Any], out_of_place: Callable[..., Any]) -> Any:
+        # as on JAX, whose arrays have no in-place operators: Python falls back to
+        # x = x op y, a new array; whoever else holds x keeps the old values
+        @functools.wraps(method)
+        def operator(self: Any, other: Any) -> Any:
+            if _write_allowed(sys._getframe(1)):
+                return method(self, other)
+            return out_of_place(self, other)
+
+        return operator
+
+    Array.__setitem__ = checked("__setitem__", Array.__setitem__)  # type: ignore[method-assign]
     for name, method in list(vars(Array).items()):
-        if name == "__setitem__" or (
-            name.startswith("__i") and name.endswith("__") and name not in _NOT_WRITES
-        ):
-            setattr(Array, name, checked(name, method))
+        if name.startswith("__i") and name.endswith("__") and name not in _NOT_WRITES:
+            setattr(Array, name, rebinding(method, getattr(Array, "__" + name[3:])))
 
     ufunc = Array.__array_ufunc__
     function = Array.__array_function__

@@ -407,10 +407,6 @@ def test_data_dependent_shapes_match_array_api_strict():
 _WRITES = {
     "Array.__setitem__": lambda x: x.__setitem__(0, 5.0),
     "Array.__setitem__ (mask)": lambda x: x.__setitem__(x > 1.5, 5.0),
-    "Array.__iadd__": lambda x: x.__iadd__(1.0),
-    "Array.__imul__": lambda x: x.__imul__(x),
-    "Array.__itruediv__": lambda x: x.__itruediv__(2.0),
-    "Array.__ipow__": lambda x: x.__ipow__(2.0),
     "numpy.add (out=)": lambda x: np.add(x, 1.0, out=x),
     "numpy.copyto": lambda x: np.copyto(x, 1.0),
     "numpy.sum (out=)": lambda x: np.sum(x, out=x[0]),
@@ -430,6 +426,39 @@ def test_writeable_flag(backend, write):
     if "sum" not in write:  # (strict_array refuses np.sum's out= into a 0-d view anyway)
         _WRITES[write](x)
         assert np.asarray(x).tolist() != before
+
+
+@pytest.mark.parametrize(
+    ("op", "expected"),
+    [("+=", [2.0, 3.0, 4.0]), ("*=", [1.0, 4.0, 9.0]), ("/=", [1.0, 1.0, 1.0]),
+     ("**=", [1.0, 4.0, 27.0]), ("-=", [0.0, 0.0, 0.0])],
+)  # fmt: skip
+def test_in_place_operators_make_a_new_array(backend, op, expected):
+    """As on JAX (no in-place operators: x op= y is x = x op y): the old array keeps its
+    values, so code that relies on a write through another reference shows it."""
+    x = on(backend, [1.0, 2.0, 3.0])
+    alias = x
+    with xp.ArrayAPIStrictFlags(writeable=False):
+        scope = {"x": x, "y": 1.0 if op == "+=" else x}
+        exec(f"x {op} y", scope)
+        y = scope["x"]
+    assert y is not alias and np.asarray(y).tolist() == expected
+    assert np.asarray(alias).tolist() == [1.0, 2.0, 3.0]  # not written
+    x += 1.0  # (written in place again once the flag is on)
+    assert x is alias and np.asarray(alias).tolist() == [2.0, 3.0, 4.0]
+
+
+def test_array_api_extra_at_is_the_fix(backend):
+    """The fix the error names works under the flag: array_api_extra.at's writes pass."""
+    import array_api_extra as xpx
+
+    x = on(backend, [1.0, 2.0, 3.0])
+    with xp.ArrayAPIStrictFlags(writeable=False):
+        y = xpx.at(x)[1].set(5.0)
+        y = xpx.at(y)[y > 4.0].multiply(2.0)
+        with pytest.raises(RuntimeError, match="writeable flag is off"):
+            y[0] = 0.0  # (the caller's own write is still refused)
+    assert np.asarray(y).tolist() == [1.0, 10.0, 3.0]
 
 
 def test_writeable_is_per_thread():
