@@ -1,6 +1,7 @@
 """Choosing a device: ``device=`` arguments and the default device.
 
-The devices themselves, one per backend, are in :mod:`strict_array._backends`.
+The devices themselves (one per backend, and its simulated devices: ``docs/testing.md``)
+are in :mod:`strict_array._backends`.
 """
 
 from __future__ import annotations
