@@ -307,6 +307,12 @@ def _extensions() -> list[Row]:
          "ns.set_rank_promotion_policy({})"),
         ("with rank_promotion_policy({}): pass", "rank_promotion_policy",
          "with ns.rank_promotion_policy({}):\n    pass"),
+        ("get_array_api_strict_flags()", "get_array_api_strict_flags",
+         "ns.get_array_api_strict_flags()"),
+        ("set_array_api_strict_flags(boolean_indexing=True)", "set_array_api_strict_flags",
+         "ns.set_array_api_strict_flags(boolean_indexing=True)"),
+        ("reset_array_api_strict_flags()", "reset_array_api_strict_flags",
+         "ns.reset_array_api_strict_flags()"),
     ]  # fmt: skip
     out += [
         R(label, (name,), stmt, alone=True, kind="configuration") for label, name, stmt in config

@@ -11,9 +11,11 @@ adjoint, the gradient of broadcasting) make broadcasts explicit.
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Any
 
-from . import _backends, _numpy_api, _operators, _public, fft, lib, linalg
+from . import _backends, _flags, _numpy_api, _operators, _public, fft, lib, linalg
 from ._array import Array
 from ._audit_report import AuditReport, RankPromotionBaseline
 from ._backends import Device
@@ -78,6 +80,12 @@ from ._extensions import (
     pad,
     sliding_window_view,
 )
+from ._flags import (
+    ArrayAPIStrictFlags,
+    get_array_api_strict_flags,
+    reset_array_api_strict_flags,
+    set_array_api_strict_flags,
+)
 from ._indexing import take, take_along_axis
 from ._info import __array_namespace_info__
 from ._io import from_npy, from_zarr, to_npy, to_zarr
@@ -129,7 +137,6 @@ from ._statistical import (
 )
 
 __version__ = "0.1.0"
-__array_api_version__ = "2025.12"
 
 e = 2.718281828459045
 inf = float("inf")
@@ -138,7 +145,49 @@ pi = 3.141592653589793
 newaxis = None
 
 globals().update(_ELEMENTWISE)
-_operators.install(__import__(__name__))
+# the functions a later version of the standard added refuse calls under an older
+# api_version flag (as array-api-strict's do); the package's own code calls them
+# from their modules, unchecked
+for _name, _version in _flags.versioned_functions():
+    globals()[_name] = _flags.requires_version(_name, _version, globals()[_name])
+for _name, _version in _flags.versioned_functions("linalg."):
+    setattr(
+        linalg, _name, _flags.requires_version(f"linalg.{_name}", _version, getattr(linalg, _name))
+    )
+
+
+class _Namespace(types.ModuleType):
+    """The module's type: the attributes that follow the flags in force, read when asked
+    (``__array_api_version__``, and the extensions, absent when disabled)."""
+
+    @property
+    def __array_api_version__(self) -> str:
+        return _flags.current().api_version
+
+    def _extension(name: str) -> property:  # type: ignore[misc]
+        def get(self: types.ModuleType) -> types.ModuleType:
+            if name not in _flags.current().enabled_extensions:
+                raise AttributeError(
+                    f"strict_array.{name}: the {name} extension is disabled (the "
+                    f"enabled_extensions flag is {_flags.current().enabled_extensions}); "
+                    "enable it with set_array_api_strict_flags(enabled_extensions=...)."
+                )
+            return _EXTENSIONS[name]
+
+        def put(self: types.ModuleType, module: types.ModuleType) -> None:
+            _EXTENSIONS[name] = module  # (the import system sets a submodule's attribute)
+
+        return property(get, put)
+
+    linalg = _extension("linalg")
+    fft = _extension("fft")
+    del _extension
+
+
+_EXTENSIONS = {"linalg": linalg, "fft": fft}
+del globals()["linalg"], globals()["fft"]
+sys.modules[__name__].__class__ = _Namespace
+_operators.install(sys.modules[__name__])
 
 
 def __getattr__(name: str) -> Any:
@@ -147,6 +196,8 @@ def __getattr__(name: str) -> Any:
     # it does not need
     if name.isupper() and name.lower() in _backends.registered_names():
         return _backends.device(name.lower())
+    if name in _EXTENSIONS:  # (a disabled extension: its property's error, not NumPy's)
+        return getattr(_Namespace, name).fget(sys.modules[__name__])
     if name.startswith("_"):  # private names (also asked for while the package imports)
         raise AttributeError(f"module 'strict_array' has no attribute {name!r}")
     raise _numpy_api.missing_attribute(__name__, name)
@@ -157,3 +208,4 @@ __all__ = sorted(
 )
 
 _numpy_api.install()
+_flags.ready()

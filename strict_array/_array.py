@@ -420,6 +420,10 @@ def operands_on_one_device(op: str, arrays: Sequence[Array]) -> tuple[Device, li
     if len(devices) > 1:
         raise mixed_devices(op, devices[0], devices[1])
     dev = devices[0] if devices else arrays[0]._device
+    if not dev.takes_host_scalars:  # (a simulated device: every mix is refused)
+        for a in arrays:
+            if a._device is not dev:
+                raise mixed_devices(op, dev, a._device)
     return dev, [
         a._data if a._device is dev else dev.from_numpy(a._device.to_numpy(a._data)) for a in arrays
     ]

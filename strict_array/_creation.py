@@ -16,6 +16,7 @@ from ._backends import Device, device_of_native
 from ._broadcasting import as_shape
 from ._devices import as_device, get_default_device
 from ._dtypes import as_dtype
+from ._flags import arrays_of_version
 from ._typing import DeviceLike, DTypeLike, Scalar, ShapeLike
 
 _CHUNKS_DOC = """chunks : optional
@@ -94,6 +95,11 @@ def asarray(
         if copy is not True
         else np.array(data, dtype=dtype, copy=True)
     )
+    if dtype is None and not target.profile.numpy_defaults:
+        # dtypes inferred from Python values: the device's defaults (the test ordered
+        # so that a device of NumPy's defaults pays one attribute read)
+        if src is None and not hasattr(data, "dtype"):
+            arr = arr.astype(target.profile.inferred(arr.dtype), copy=False)
     if copy is False and arr is not data and not np.shares_memory(arr, np.asarray(data)):
         raise ValueError("asarray: copy=False but the input cannot be used without a copy.")
     _check_kind(arr.dtype, obj)
@@ -137,6 +143,8 @@ def arange(
     """
     dtype = as_dtype(dtype, "arange")
     dev = _device(device, "arange")
+    if dtype is None:
+        dtype = dev.profile.default_for((start, stop, step))
     return result(dev.create("arange", start, stop, step, chunks=chunks, dtype=dtype), dev)
 
 
@@ -147,6 +155,8 @@ def _filled(
     shape = as_shape(shape, op)
     dtype = as_dtype(dtype, op)
     dev = _device(device, op)
+    if dtype is None:  # (full: the kind of its fill value; the others: floats)
+        dtype = dev.profile.default_for(args or (0.0,))
     return result(dev.create(op, shape, *args, chunks=chunks, dtype=dtype), dev)
 
 
@@ -356,6 +366,8 @@ def eye(
     """
     dtype = as_dtype(dtype, "eye")
     dev = _device(device, "eye")
+    if dtype is None:
+        dtype = dev.profile.default_for((0.0,))
     return result(dev.create("eye", n_rows, n_cols, chunks=chunks, k=k, dtype=dtype), dev)
 
 
@@ -388,6 +400,8 @@ def linspace(
     """
     dtype = as_dtype(dtype, "linspace")
     dev = _device(device, "linspace")
+    if dtype is None:
+        dtype = dev.profile.default_for((start, stop, 0.0))
     return result(
         dev.create("linspace", start, stop, num, chunks=chunks, dtype=dtype, endpoint=endpoint), dev
     )
@@ -428,7 +442,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}.")
     if not arrays:
-        return ()
+        return arrays_of_version(())
     dev = common_device("meshgrid", arrays)
     for a in arrays:
         if a._ndim != 1:
@@ -442,7 +456,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
                 + ", ".join(str(a.dtype) for a in arrays)
                 + "; use astype first."
             )
-    return tuple([result(o, dev) for o in dev.ns.meshgrid(*datas, indexing=indexing)])
+    return arrays_of_version([result(o, dev) for o in dev.ns.meshgrid(*datas, indexing=indexing)])
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:

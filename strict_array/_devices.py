@@ -1,6 +1,7 @@
 """Choosing a device: ``device=`` arguments and the default device.
 
-The devices themselves, one per backend, are in :mod:`strict_array._backends`.
+The devices themselves (one per backend, and its simulated devices: ``docs/testing.md``)
+are in :mod:`strict_array._backends`.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def get_default_device() -> Device:
     """The device creation functions use when ``device=None``.
 
     Set process-wide by the environment variable ``STRICT_ARRAY_DEVICE``
-    (``cpu`` or ``dask``, read at import) or :func:`set_default_device`, and per
+    (``cpu``, ``dask`` or a simulated device's name such as ``cpu_no_x64``; read at
+    import) or :func:`set_default_device`, and per
     thread or asyncio task by the :func:`default_device` context manager.
 
     Returns

@@ -35,13 +35,6 @@ ALL_DTYPES = (
 )  # fmt: skip
 _SUPPORTED = frozenset(ALL_DTYPES)
 
-DEFAULT_DTYPES = {
-    "real floating": float64,
-    "complex floating": complex128,
-    "integral": int64,
-    "indexing": int64,
-}
-
 
 def as_dtype(dtype: Any, op: str) -> np.dtype | None:
     """Validate a ``dtype=`` argument: None or one of the standard's dtype objects.

@@ -28,6 +28,7 @@ from ._array import (
 from ._array import result as _result
 from ._broadcasting import basic_key_rank, index_shape
 from ._errors import ARRAY_OR_SCALAR, UNKNOWN_SIZES_FIX, RankPromotionError, mixed_devices
+from ._flags import MASKS_CHECKED, refuse_boolean_index
 
 __all__ = ["getitem", "setitem", "take", "take_along_axis"]
 
@@ -92,7 +93,10 @@ def _index_arrays_getitem(x: Array, key: tuple[Any, ...]) -> Array:
             break
         dtype = id(k._data.dtype)
         if dtype not in _INTEGER_IDS and not (
-            dtype == _BOOL_ID and len(key) == 1 and k._data.shape == x._data.shape
+            dtype == _BOOL_ID
+            and len(key) == 1
+            and k._data.shape == x._data.shape
+            and not MASKS_CHECKED[0]
         ):
             break
     else:
@@ -257,6 +261,8 @@ def _key(op: str, x: Array, key: Any) -> Any:
                 raise IndexError(
                     f"{op}: index arrays must be integer or boolean, got dtype {k.dtype}."
                 )
+            if k.dtype.kind == "b":
+                refuse_boolean_index(op)
             out.append(k._data)
         elif tk is slice:
             # bounds may be 0-d integer Arrays or NumPy integers (anything with __index__)
@@ -275,6 +281,8 @@ def _key(op: str, x: Array, key: Any) -> Any:
             )
         elif isinstance(k, np.ndarray) and k.dtype.kind in "biu":
             # a key, not an operand: no broadcasting to guard, so NumPy arrays are fine
+            if k.dtype.kind == "b":
+                refuse_boolean_index(op)
             out.append(dev.index_from_numpy(k))
         elif isinstance(k, np.integer) or (hasattr(k, "__index__") and not hasattr(k, "shape")):
             out.append(operator.index(k))
@@ -336,6 +344,8 @@ def _write_in_place(x: Array, key: Any, value: Any) -> bool:
     if tk is Array:  # a mask of x's shape selects a region of rank 1
         data = key._data
         if key._device is not x._device or data.dtype is not _BOOL or data.shape != x._data.shape:
+            return False
+        if MASKS_CHECKED[0]:  # (the general path checks the boolean_indexing flag)
             return False
         key, rank = data, 1
     else:

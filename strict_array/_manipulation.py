@@ -11,6 +11,7 @@ import numpy as np
 from . import _broadcasting
 from ._array import Array, _object_new, common_device, expect_array, result
 from ._broadcasting import as_shape, normalize_axes, normalize_axis
+from ._flags import arrays_of_version, refuse_data_dependent
 from ._typing import Shape, ShapeLike
 
 
@@ -23,11 +24,11 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
         Read-only views on ``CPU``.
     """
     if not arrays:
-        return ()
+        return arrays_of_version(())
     dev = common_device("broadcast_arrays", arrays)
     datas = [a._data for a in arrays]
     shape: Any = _broadcasting.broadcast_shapes("broadcast_shapes", *map(dev.shape, datas))
-    return tuple([result(dev.broadcast_to(d, shape), dev) for d in datas])
+    return arrays_of_version([result(dev.broadcast_to(d, shape), dev) for d in datas])
 
 
 def broadcast_shapes(*shapes: Shape) -> Shape:
@@ -343,6 +344,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     if type(repeats) is int and repeats >= 0:
         pass  # one count for every element: nothing more to check
     elif type(repeats) is Array:
+        refuse_data_dependent("repeat (an array of repeats)")
         n = x.size if axis is None else x.shape[axis]
         common_device("repeat", (x, repeats))
         if repeats.dtype.kind not in "iu" or repeats.ndim > 1:

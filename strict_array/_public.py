@@ -15,6 +15,8 @@ NAMES: tuple[str, ...] = (
     "nanmax", "nanmin", "nanargmax", "nanargmin", "nancumsum", "nancumprod",
     "sliding_window_view",
     "get_default_device", "set_default_device", "default_device",
+    "set_array_api_strict_flags", "get_array_api_strict_flags", "reset_array_api_strict_flags",
+    "ArrayAPIStrictFlags",
     "broadcast_in_dim", "sum_to", "fft", "linalg", "progress",
     "from_zarr", "to_zarr", "from_npy", "to_npy", "audit", "AuditReport", "RankPromotionBaseline",
     "__array_api_version__", "__array_namespace_info__",

@@ -16,6 +16,7 @@ from ._array import (
 from ._broadcasting import normalize_axes, normalize_axis
 from ._dtypes import check_array_category
 from ._errors import ARRAY_OR_SCALAR
+from ._flags import refuse_data_dependent
 from ._statistical import check_nonempty
 from ._typing import Scalar
 
@@ -31,7 +32,9 @@ def _arg_reduce(op: str, x: Array, axis: int | None, keepdims: bool) -> Array:
         backend_axis = normalize_axis(op, axis, x._ndim)
         check_nonempty(op, x.shape, (backend_axis,))
     dev = x._device
-    return result(dev.function(op)(x._data, axis=backend_axis, keepdims=keepdims), dev)
+    return result(
+        dev.index_result(dev.function(op)(x._data, axis=backend_axis, keepdims=keepdims)), dev
+    )
 
 
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
@@ -88,7 +91,7 @@ def count_nonzero(
     data = x._device.ns.count_nonzero(
         x._data, axis=None if axis is None else axes, keepdims=keepdims
     )
-    return result(data, x._device)
+    return result(x._device.index_result(data), x._device)
 
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
@@ -97,9 +100,11 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     On a lazy device the result has an unknown size (``None`` in ``shape``).
     """
     x = expect_array("nonzero", x)
+    refuse_data_dependent("nonzero")
     if x.ndim == 0:
         raise ValueError("nonzero: x must be at least 1-D; use bool(x) or x[None].")
-    return tuple(result(i, x._device) for i in x._device.ns.nonzero(x._data))
+    dev = x._device
+    return tuple(result(dev.index_result(i), dev) for i in dev.ns.nonzero(x._data))
 
 
 def searchsorted(
@@ -124,7 +129,7 @@ def searchsorted(
     if sorter is not None:
         common_device("searchsorted", (x1, sorter))
         s = sorter._data
-    return result(dev.ns.searchsorted(x1._data, v, side=side, sorter=s), dev)
+    return result(dev.index_result(dev.ns.searchsorted(x1._data, v, side=side, sorter=s)), dev)
 
 
 def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:

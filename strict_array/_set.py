@@ -6,6 +6,7 @@ from typing import NamedTuple
 
 from ._array import Array, as_scalar, common_device, expect_array, result
 from ._errors import ARRAY_OR_SCALAR
+from ._flags import refuse_data_dependent
 
 
 class UniqueAllResult(NamedTuple):
@@ -46,8 +47,10 @@ def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
 def _unique(op: str, x: Array) -> list[Array]:
     if type(x) is not Array:
         expect_array(op, x)
+    refuse_data_dependent(op)
     dev = x._device
-    return [result(o, dev) for o in dev.function(op)(x._data)]
+    values, *indices = dev.function(op)(x._data)  # (then indices, inverse or counts)
+    return [result(values, dev), *(result(dev.index_result(i), dev) for i in indices)]
 
 
 def unique_all(x: Array, /) -> UniqueAllResult:
@@ -68,4 +71,5 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
 def unique_values(x: Array, /) -> Array:
     """The unique values of ``x`` (1-D)."""
     x = expect_array("unique_values", x)
+    refuse_data_dependent("unique_values")
     return result(x._device.ns.unique_values(x._data), x._device)

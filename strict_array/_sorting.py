@@ -11,8 +11,9 @@ def _sort(op: str, x: Array, axis: int, descending: bool, stable: bool) -> Array
     x = expect_array(op, x)
     check_category(op, x.dtype)
     axis = normalize_axis(op, axis, x.ndim)
-    data = getattr(x._device.ns, op)(x._data, axis=axis, descending=descending, stable=stable)
-    return result(data, x._device)
+    dev = x._device
+    data = getattr(dev.ns, op)(x._data, axis=axis, descending=descending, stable=stable)
+    return result(dev.index_result(data) if op == "argsort" else data, dev)
 
 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from . import _flags
 from ._array import Array, common_device, expect_array, result
 from ._broadcasting import normalize_axes, normalize_axis
 from ._dtypes import as_dtype, check_array_category
@@ -73,13 +76,37 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
 def prod(
     x: Array, /, *, axis: Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False
 ) -> Array:
-    return _reduce("prod", x, axis, keepdims, dtype=as_dtype(dtype, "prod"))
+    return _reduce("prod", x, axis, keepdims, dtype=accumulation_dtype("prod", x, dtype))
 
 
 def sum(
     x: Array, /, *, axis: Axis = None, dtype: DTypeLike | None = None, keepdims: bool = False
 ) -> Array:
-    return _reduce("sum", x, axis, keepdims, dtype=as_dtype(dtype, "sum"))
+    return _reduce("sum", x, axis, keepdims, dtype=accumulation_dtype("sum", x, dtype))
+
+
+_INT64 = np.dtype("int64")
+#: the functions whose floats accumulated in the default floating dtype before 2023.12
+_UPCAST_BEFORE_2023 = ("sum", "prod", "linalg.trace")
+
+
+def accumulation_dtype(op: str, x: Array, dtype: DTypeLike | None) -> Any:
+    """``dtype=`` of a sum or product: as given, else None (the backend's rule:
+    integers in (u)int64), or on a device without 64-bit integers its default
+    integer dtype (uint32 for unsigned), as JAX without x64 accumulates; under an
+    api_version before 2023.12, floats in the device's default floating dtype."""
+    dtype = as_dtype(dtype, op)
+    if dtype is not None or type(x) is not Array:
+        return dtype
+    profile = x._device.profile
+    kind = x.dtype.kind
+    if kind in "biu" and not profile.supports(_INT64):
+        return np.dtype("uint32") if kind == "u" else profile.defaults["integral"]
+    if kind in "fc" and op in _UPCAST_BEFORE_2023 and _flags.current().api_version < "2023.12":
+        # before 2023.12 the standard had sums and products of floats in the default
+        # floating dtype (as array-api-strict keeps it under that api_version)
+        return profile.defaults["real floating" if kind == "f" else "complex floating"]
+    return None
 
 
 def std(
@@ -139,7 +166,7 @@ def _cumulative(
         axis = 0
     axis = normalize_axis(op, axis, x.ndim)
     data = x._device.function(op)(
-        x._data, axis=axis, dtype=as_dtype(dtype, op), include_initial=include_initial
+        x._data, axis=axis, dtype=accumulation_dtype(op, x, dtype), include_initial=include_initial
     )
     return result(data, x._device)
 

@@ -106,13 +106,19 @@ def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "ba
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
     """Sample frequencies of :func:`fft` for window length ``n`` and spacing ``d``."""
     dev = _device(device, "fft.fftfreq")
-    return result(dev.ns.fft.fftfreq(n, d=d, dtype=as_dtype(dtype, "fft.fftfreq")), dev)
+    dtype = as_dtype(dtype, "fft.fftfreq")
+    if dtype is None:  # (the device's default floating dtype)
+        dtype = dev.profile.default_for((0.0,))
+    return result(dev.ns.fft.fftfreq(n, d=d, dtype=dtype), dev)
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> Array:
     """Sample frequencies of :func:`rfft` for window length ``n`` and spacing ``d``."""
     dev = _device(device, "fft.rfftfreq")
-    return result(dev.ns.fft.rfftfreq(n, d=d, dtype=as_dtype(dtype, "fft.rfftfreq")), dev)
+    dtype = as_dtype(dtype, "fft.rfftfreq")
+    if dtype is None:  # (the device's default floating dtype)
+        dtype = dev.profile.default_for((0.0,))
+    return result(dev.ns.fft.rfftfreq(n, d=d, dtype=dtype), dev)
 
 
 def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:

@@ -16,6 +16,7 @@ from ._array import Array, common_device, expect_array, result
 from ._broadcasting import normalize_axes, normalize_axis
 from ._dtypes import as_dtype
 from ._linear_algebra import matmul, matrix_transpose, tensordot, vecdot  # noqa: F401 - re-exported
+from ._statistical import accumulation_dtype
 
 if TYPE_CHECKING:
     from ._backends import Device
@@ -176,7 +177,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Rank of each matrix (singular values above ``rtol`` times the largest)."""
     dev = _checked("matrix_rank", x)
-    return result(dev.ns.linalg.matrix_rank(x._data, rtol=_rtol(rtol)), dev)
+    return result(dev.index_result(dev.ns.linalg.matrix_rank(x._data, rtol=_rtol(rtol))), dev)
 
 
 def outer(x1: Array, x2: Array, /) -> Array:
@@ -251,6 +252,8 @@ def svdvals(x: Array, /) -> Array:
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     """Sum of the ``offset``-th diagonal of each matrix."""
     dtype = as_dtype(dtype, "linalg.trace")  # (checked first, as it always was)
+    if dtype is None and type(x) is Array:  # (the device's integer dtype, as sum's)
+        dtype = accumulation_dtype("linalg.trace", x, None)
     dev = _checked("trace", x)
     return result(dev.ns.linalg.trace(x._data, offset=offset, dtype=dtype), dev)
 

@@ -43,7 +43,7 @@ def test_doc_examples(page):
 
 
 def test_docstring_examples():
-    modules = [xp._policy, xp._explicit, xp._devices, xp._compute]
+    modules = [xp._policy, xp._explicit, xp._devices, xp._compute, xp._flags]
     failed = sum(
         doctest.testmod(m, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).failed
         for m in modules

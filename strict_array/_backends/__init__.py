@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import array_api_compat
 import numpy as np
 
+from .._profiles import FLOAT32_DEFAULTS, FULL, NO_FLOAT64, NO_X64, DtypeProfile
 from ._numpy_ways import bound, dotted
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "lazy_device",
     "register",
     "registered_names",
+    "simulate",
 ]
 
 
@@ -59,9 +61,13 @@ class Device:
     host: ClassVar[bool] = False
     #: the DLPack ``(device_type, device_id)`` of exported data (1 = kDLCPU)
     dlpack_device: ClassVar[tuple[int, int]] = (1, 0)
+    #: a 0-d array of the host device meets this device's arrays as a scalar would
+    #: (moved here); a simulated device refuses it, as a second real device would
+    takes_host_scalars: ClassVar[bool] = True
 
     __slots__ = (
-        "__weakref__", "binaries", "functions", "name", "native", "ns", "reshape", "views",
+        "__weakref__", "binaries", "functions", "name", "native", "ns", "profile", "reshape",
+        "views",
     )  # fmt: skip
 
     name: str
@@ -77,10 +83,13 @@ class Device:
     #: basic indexing gives views: a write through ``x[key]`` reaches ``x`` (and back);
     #: where the backend's arrays are values, strict_array carries the writes over
     views: bool
+    #: the device's dtypes: its defaults and those it lacks
+    profile: DtypeProfile
 
-    def __init__(self, name: str, *, views: bool = True) -> None:
+    def __init__(self, name: str, *, views: bool = True, profile: DtypeProfile = FULL) -> None:
         self.name = name
         self.views = views
+        self.profile = profile
         #: ``array_type`` read from the instance's slot: the hot paths compare result
         #: types with it, and a class attribute read through an instance is slower
         self.native = self.array_type
@@ -94,6 +103,20 @@ class Device:
 
     def __reduce__(self) -> tuple[Callable[[str], Device], tuple[str]]:
         return (device, (self.name,))  # pickles by name: one device object per process
+
+    def simulated(self, name: str, profile: DtypeProfile) -> Device:
+        """Another device of this backend, ``name``, with the dtypes of ``profile``: its
+        arrays do not mix with this device's, and a dtype it lacks is refused wherever
+        an array of it would be made (creation, casts, promotion, moves)."""
+        return _simulated_class(type(self))(name, views=self.views, profile=profile)
+
+    def index_result(self, data: Any) -> Any:
+        """Indices the backend computed (``argmax``, ``nonzero``, ``unique_inverse``...)
+        in the device's indexing dtype (int32 on a device without 64-bit types)."""
+        indexing = self.profile.defaults["indexing"]
+        if self.dtype(data) == indexing:
+            return data
+        return self.ns.astype(data, indexing)
 
     # --- the backend's functions ----------------------------------------------------
     def _load_namespace(self) -> Any:
@@ -362,6 +385,46 @@ def _bound_target(func: Any, target: str, args: tuple[Any, ...], kwargs: dict[st
     return bound(func, args, kwargs)[target]
 
 
+_SIMULATED_CLASSES: dict[type[Device], type[Device]] = {}
+
+
+class _Checked:
+    """No backend's array type: a simulated device that lacks dtypes gives it as
+    ``native``, so that the one constructor of arrays (``_array.RESULT``) passes each
+    result through its ``coerce``, which checks the dtype; other devices pay nothing."""
+
+
+def _simulated_class(backend: type[Device]) -> type[Device]:
+    """The class of the simulated devices of ``backend``'s class: the backend's own
+    code, plus the dtype check of results and a distinct identity."""
+
+    known = _SIMULATED_CLASSES.get(backend)
+    if known is not None:
+        return known
+
+    class Simulated(backend):  # type: ignore[valid-type,misc]
+        __slots__ = ()
+        host = False  # (its arrays show their device; NumPy's data reaches it by a move)
+        takes_host_scalars = False
+
+        def __init__(self, name: str, *, views: bool = True, profile: DtypeProfile = FULL):
+            super().__init__(name, views=views, profile=profile)
+            if profile.lacks:
+                self.native = _Checked  # type: ignore[misc]
+
+        def coerce(self, obj: Any) -> Any:
+            if type(obj) is not self.array_type:
+                obj = super().coerce(obj)
+            dtype = self.dtype(obj)
+            if dtype in self.profile.lacks:
+                raise self.profile.refusal(dtype, self)
+            return obj
+
+    Simulated.__name__ = Simulated.__qualname__ = f"Simulated{backend.__name__}"
+    _SIMULATED_CLASSES[backend] = Simulated
+    return Simulated
+
+
 # --- the registry -------------------------------------------------------------------
 @dataclass
 class _Backend:
@@ -370,6 +433,8 @@ class _Backend:
     detect: Callable[[object], bool]  # is this object a native array? (must not import)
     host: bool = False  # its arrays are NumPy's own
     loaded: Device | None = None
+    #: a simulated device: the backend it runs on and its dtypes
+    simulates: tuple[str, DtypeProfile] | None = None
 
 
 _BACKENDS: dict[str, _Backend] = {}
@@ -403,6 +468,20 @@ def register(
     _HOST[0] = None
 
 
+def simulate(name: str, backend: str, profile: DtypeProfile) -> None:
+    """Register a simulated device: ``name`` on backend ``backend``, with ``profile``'s
+    dtypes (see ``docs/testing.md``). It is made from the backend's device on first use.
+    """
+    name = name.lower()
+    if name in _BACKENDS and _BACKENDS[name].simulates != (backend, profile):
+        raise ValueError(f"simulate: a device named {name!r} is already registered.")
+    _BACKENDS[name] = _Backend(name, "", _never, simulates=(backend, profile))
+
+
+def _never(obj: object) -> bool:
+    return False  # (a simulated device's arrays are its backend's: they detect as those)
+
+
 def registered_names() -> tuple[str, ...]:
     """Names of the registered backends, in registration order."""
     return tuple(_BACKENDS)
@@ -421,7 +500,10 @@ def device(name: str) -> Device:
     backend = _BACKENDS[name.lower()]
     if backend.loaded is None:
         with _LOADING:
-            if backend.loaded is None:
+            if backend.loaded is None and backend.simulates is not None:
+                base, profile = backend.simulates
+                backend.loaded = device(base).simulated(backend.name, profile)
+            elif backend.loaded is None:
                 module, _, attribute = backend.loader.partition(":")
                 backend.loaded = getattr(importlib.import_module(module), attribute)
     return backend.loaded
@@ -477,3 +559,11 @@ def device_of_native(obj: object) -> Device | None:
 
 register("cpu", "strict_array._backends.numpy:CPU", array_api_compat.is_numpy_array, host=True)
 register("dask", "strict_array._backends.dask:DASK", array_api_compat.is_dask_array)
+# the simulated devices of each backend (array-api-strict's device1, device2,
+# no_float64 and no_x64): a second device of the kind, float32 defaults, no float64
+# (Apple's MPS), no 64-bit types (JAX without x64)
+for _base in ("cpu", "dask"):
+    simulate(f"{_base}1", _base, FULL)
+    simulate(f"{_base}_float32", _base, FLOAT32_DEFAULTS)
+    simulate(f"{_base}_no_float64", _base, NO_FLOAT64)
+    simulate(f"{_base}_no_x64", _base, NO_X64)
