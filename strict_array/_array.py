@@ -192,7 +192,7 @@ class Array:
         # declared to the planner, which then cut RidgeClassifier's last computation at
         # the transposed products rather than at coef_; that computation held 3.1 GiB
         # on 2 GiB of data where it holds 1.15 GiB; what it held there is not yet
-        # known: docs/scikit-learn-log.md)
+        # known: docs/dev/scikit-learn-log.md)
         return result(self._device.transpose(self._data), self._device)
 
     # --- interchange ----------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The documentation: doctests of the pages, a complete API reference, commands in sync.
 
-Every ``>>>`` example in docs/*.md, README.md and the READMEs the site includes runs
+Every ``>>>`` example in docs/ (its subfolders too), README.md and the READMEs the site includes runs
 and prints what the page says; every public name of ``strict_array``,
 ``strict_array.linalg`` and ``strict_array.fft`` is documented on an API reference page
 (docs/reference/*.rst); README's commands are the ones .ci/run and the site's index run.
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,8 +21,14 @@ import pytest
 import strict_array as xp
 
 ROOT = Path(__file__).resolve().parent.parent
+#: folders of docs/ that hold no page: the build, and what the build generates
+NOT_PAGES = {"_build", "_generated", "_intersphinx"}
 PAGES = [
-    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted(
+        page
+        for page in (ROOT / "docs").rglob("*.md")
+        if not NOT_PAGES & set(page.relative_to(ROOT / "docs").parts)
+    ),
     ROOT / "README.md",
     ROOT / "benchmarks" / "README.md",
     ROOT / "conformance" / "README.md",
@@ -49,6 +57,88 @@ def test_docstring_examples():
         for m in modules
     )
     assert failed == 0
+
+
+# --- tables generated when the site is built ---------------------------------------
+def _generated_tables():
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        return importlib.import_module("generated_tables")
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "_ext"))
+
+
+@pytest.mark.parametrize(
+    ("page", "table"),
+    [("numpy-interop.md", "numpy-names.md"), ("scikit-learn.md", "sklearn-status.md")],
+)
+def test_pages_include_their_generated_tables(page, table):
+    """A status table is generated at build time, never typed into a page: the page
+    includes the generated file, and holds no copy of the table's header."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    assert f"```{{include}} _generated/{table}\n```" in text
+    header = _generated_tables().tables()[table].splitlines()[0]
+    assert header not in text, f"docs/{page} holds a hand-typed copy of a generated table"
+
+
+def test_numpy_names_table_is_the_tables_rows():
+    from strict_array import _numpy_api
+
+    assert _generated_tables().tables()["numpy-names.md"] == _numpy_api.markdown_table()
+
+
+def test_sklearn_status_lists_every_measured_row():
+    """The scikit-learn status table has a line for each row of the results file that
+    ``bench_sklearn.py --results`` writes, and the results name only the benchmark's
+    rows."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        rows = importlib.import_module("_sklearn_rows")
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    gen = _generated_tables()
+    results = json.loads(gen.SKLEARN_RESULTS.read_text(encoding="utf-8"))
+    assert set(results["rows"]) <= set(rows.ROWS)
+    table = gen.sklearn_table(results)
+    for name in results["rows"]:
+        assert f"| `{name}` |" in table
+
+
+def test_sklearn_status_renders_what_the_benchmark_writes(tmp_path):
+    """A record as ``bench_sklearn.records`` makes it, merged by ``merge_results``,
+    renders with its figures and its size."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        bench = importlib.import_module("bench_sklearn")
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    values = {"values": {"mean": [1.0, 2.0]}}
+    run = {
+        "StandardScaler": {
+            "dask": {"maxrss": 300 * 2**20, "time": 12.0, "passes": 3.0, **values},
+            "cluster": {
+                "maxrss": 200 * 2**20,
+                "time": 20.0,
+                "worker_peaks": [2**29, 2**28],
+                "spilled": 0,
+                **values,
+            },
+            "numpy": {"maxrss": 3 * 2**30, "time": 4.0, **values},
+        }
+    }
+    path = tmp_path / "sklearn.json"
+    bench.merge_results(str(path), bench.records(run, 2.0, 2.0))
+    bench.merge_results(
+        str(path), bench.records({"PCA(svd_solver='full')": run["StandardScaler"]}, 8.0, 2.0)
+    )
+    results = json.loads(path.read_text())
+    assert list(results["rows"]) == ["StandardScaler", "PCA(svd_solver='full')"]
+    table = _generated_tables().sklearn_table(results)
+    assert (
+        "| `StandardScaler` | 2 GiB | 300 MiB | 3 | 12 s | 2.00 | 512 MiB (200 MiB) | 0 | 3.0 GiB | yes (0.0e+00) |"
+        in table
+    )
+    assert "| `PCA(svd_solver='full')` | 8 GiB |" in table
 
 
 # --- the API reference --------------------------------------------------------------
@@ -169,15 +259,11 @@ def test_readme_links_are_absolute_and_reach_the_documentation_site():
     links = re.findall(r"\]\(([^)\s]+)\)", (ROOT / "README.md").read_text(encoding="utf-8"))
     relative = [link for link in links if not link.startswith("https://")]
     assert not relative, f"README.md has relative links: {relative}"
-    included = {
-        "benchmarks.html": "benchmarks.md",
-        "conformance_suite.html": "conformance_suite.md",
-    }
     ours = [link.removeprefix(site.group(1)) for link in links if link.startswith(site.group(1))]
     assert len(ours) >= 10
     for page in ours:
         path = page.partition("#")[0]
-        source = included.get(path, path.removesuffix(".html"))
+        source = path.removesuffix(".html")
         assert any((ROOT / "docs" / (source + ext)).is_file() for ext in ("", ".md", ".rst")), (
             f"README.md links to {page}, which no page of docs/ builds"
         )
