@@ -424,11 +424,11 @@ def main() -> None:
         line.append("-" if ok is None else f"{'yes' if ok else 'NO'} ({worst:.1e})")
         lines.append(line)
         print("  " + " | ".join(str(c) for c in line), flush=True)
+        if args.results:  # row by row: a run stopped half-way keeps the rows it made
+            merge_results(args.results, records({name: r}, args.gib, read_time))
     headers = ["row"] + [h for dev in devices for h in COLUMNS[dev]] + ["same values"]
     print()
     print(table(headers, lines))
-    if args.results:
-        merge_results(args.results, records(results, args.gib, read_time))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(

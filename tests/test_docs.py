@@ -9,12 +9,18 @@ and prints what the page says; every public name of ``strict_array``,
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import importlib
+import io
 import json
+import os
 import re
 import sys
+import traceback
+import warnings
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -36,18 +42,89 @@ PAGES = [
 REFERENCE = ROOT / "docs" / "reference"
 
 
+#: a fenced block of Python code; the first line of a quote of the project's source
+_PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```$", re.S | re.M)
+_QUOTE = re.compile(r"# (strict_array/[\w/]+\.py|tests/[\w/]+\.py)\n")
+_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def is_user_page(page: Path) -> bool:
+    """A page a user reads: not a contributor's note under docs/dev/."""
+    return not page.is_relative_to(ROOT / "docs" / "dev")
+
+
+def run_page(page: Path) -> tuple[int, int]:
+    """Run every example of ``page`` in order, in one namespace, as a reader would:
+    its ``>>>`` examples as doctests, and (on a user's page) each ```` ```python ````
+    block as a script, which must run without an error. A block that opens with a
+    comment naming a file of the project (``# strict_array/_backends/__init__.py``) is
+    a quote of that file: its lines must be in it. Returns (failed, attempted)."""
+    text = page.read_text(encoding="utf-8")
+    globs: dict = {"__name__": "__main__"}
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=_FLAGS)
+    failed = attempted = done = 0
+
+    def doctests(upto: int) -> None:
+        nonlocal failed, attempted, done
+        lineno = text.count("\n", 0, done)
+        test = parser.get_doctest(text[done:upto], globs, page.name, str(page), lineno)
+        result = runner.run(test, clear_globs=False)
+        globs.update(test.globs)
+        failed, attempted = failed + result.failed, attempted + result.attempted
+
+    for block in _PYTHON_BLOCK.finditer(text) if is_user_page(page) else ():
+        doctests(block.start())
+        done = block.end()
+        code, attempted = block.group(1), attempted + 1
+        where = f"{page.name}:{text.count(chr(10), 0, block.start()) + 2}"
+        if quote := _QUOTE.match(code):
+            source = (ROOT / quote[1]).read_text(encoding="utf-8")
+            missing = [line for line in code.splitlines()[1:] if line.strip() not in source]
+            if missing:
+                print(f"{where}: not in {quote[1]}: {missing}")
+                failed += 1
+            continue
+        try:
+            # as a reader runs it: warnings are shown, not errors (the suite's filters
+            # make them errors)
+            with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exec(compile(code, where, "exec"), globs)
+        except Exception:
+            print(f"{where}: the block raised\n{traceback.format_exc()}")
+            failed += 1
+    doctests(len(text))
+    return failed, attempted
+
+
+@pytest.fixture
+def reader_state(tmp_path, monkeypatch):
+    """What a page's examples may change for the process: the rank-promotion policy,
+    warnings filters, the environment and the working directory, restored after it."""
+    from strict_array import _policy
+
+    process = list(_policy._process)
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings(), mock.patch.dict(os.environ):
+        yield
+    _policy._process[:] = process
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_doc_examples(page):
-    result = doctest.testfile(
-        str(page),
-        module_relative=False,
-        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-        raise_on_error=False,
-        verbose=False,
+def test_doc_examples(page, reader_state):
+    failed, attempted = run_page(page)
+    assert failed == 0, f"{failed} of {attempted} examples failed in {page.name}"
+
+
+def test_page_runner_runs_python_blocks_and_checks_quotes(tmp_path, reader_state):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\nvalue = 6 * 7\n```\n\n```pycon\n>>> value\n42\n\n```\n\n"
+        "```python\n# strict_array/_policy.py\ndef set_rank_promotion_policy(\n```\n"
     )
-    assert result.failed == 0, (
-        f"{result.failed} of {result.attempted} examples failed in {page.name}"
-    )
+    assert run_page(page) == (0, 3)
+    page.write_text("```python\nraise ValueError\n```\n```python\n# tests/conftest.py\nnope\n```\n")
+    assert run_page(page) == (2, 2)
 
 
 def test_docstring_examples():
