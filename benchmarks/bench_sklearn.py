@@ -287,8 +287,10 @@ def records(
     """One record per row and contender of this run, as the results file keeps them: the
     figures a reader decides by (peak memory, passes over ``X``, time, and on the cluster
     the largest worker's peak and the bytes spilled), the size of ``X`` they were measured
-    at, whether the values are NumPy's in the same run, and where the run was made."""
-    stamp = {"gib": gib, "commit": _commit(), "date": time.strftime("%Y-%m-%d")}
+    at, whether the values are NumPy's in the same run, and where and when the run was
+    made (the machine's load average then: times taken beside other work are longer)."""
+    stamp = {"gib": gib, "commit": _commit(), "date": time.strftime("%Y-%m-%d"),
+             "load": round(os.getloadavg()[0], 1)}  # fmt: skip
     out: dict[str, dict[str, Any]] = {}
     for name, by_device in results.items():
         want = by_device.get("numpy", {})
