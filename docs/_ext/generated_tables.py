@@ -96,10 +96,12 @@ def sklearn_table(results: dict[str, Any]) -> str:
         compared = [r for r in (dask, cluster) if r and "error" not in r]
         cells.append("; ".join(_values(r) for r in compared[:1]) or "-")
         lines.append("| " + " | ".join(cells) + " |")
-    runs = sorted(
-        {(r["date"], r.get("commit") or "?") for d in results["rows"].values() for r in d.values()}
-    )
+    records = [r for d in results["rows"].values() for r in d.values()]
+    runs = sorted({(r["date"], r.get("commit") or "?") for r in records})
     stamp = ", ".join(f"{date} at `{commit}`" for date, commit in runs)
+    loads = [r["load"] for r in records if "load" in r]
+    if loads:  # times taken beside other work are longer; memory and values are not
+        stamp += f", load average {min(loads):g} to {max(loads):g}"
     return "\n".join(lines) + f"\n\nMeasured {stamp} (`benchmarks/results/sklearn.json`).\n"
 
 
