@@ -99,3 +99,5 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_show_sourcelink = False
+# pages with no section around them: no empty "Section Navigation" column
+html_sidebars = {"index": [], "tutorial": [], "changelog": []}
