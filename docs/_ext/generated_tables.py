@@ -97,8 +97,13 @@ def sklearn_table(results: dict[str, Any]) -> str:
         cells.append("; ".join(_values(r) for r in compared[:1]) or "-")
         lines.append("| " + " | ".join(cells) + " |")
     records = [r for d in results["rows"].values() for r in d.values()]
-    runs = sorted({(r["date"], r.get("commit") or "?") for r in records})
-    stamp = ", ".join(f"{date} at `{commit}`" for date, commit in runs)
+    by_date: dict[str, set[str]] = {}
+    for r in records:
+        by_date.setdefault(r["date"], set()).add(r.get("commit") or "?")
+    stamp = "; ".join(
+        f"{date} at " + ", ".join(f"`{c}`" for c in sorted(commits))
+        for date, commits in sorted(by_date.items())
+    )
     loads = [r["load"] for r in records if "load" in r]
     if loads:  # times taken beside other work are longer; memory and values are not
         stamp += f", load average {min(loads):g} to {max(loads):g}"
