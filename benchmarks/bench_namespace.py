@@ -1,7 +1,7 @@
 """Per-call cost of the strict_array namespace (CPU device) beside NumPy, array_api_compat and array_api_strict.
 
 Run: ``python benchmarks/bench_namespace.py [--suite all|functions|routines|core]
-[--repeats 60] [--groups 12] [--block-ms 1] [--markdown=docs/benchmarks.md]``
+[--repeats 60] [--groups 12] [--block-ms 1] [--markdown=benchmarks/results/namespace.md]``
 
 Suites: ``functions`` times one call of every public function of the namespace,
 ``linalg`` and ``fft`` (the rows of ``_namespace_rows.py``; the run refuses to start
@@ -11,7 +11,8 @@ reference) and ``array_api_strict``, and reports the overhead over the reference
 its median, the worst five and the count over +1.0 µs. ``routines`` runs a
 logistic-regression gradient loop and a Newton iteration, written naturally, beside
 NumPy. ``core`` is the rows below against NumPy itself. ``--markdown=FILE`` writes the
-tables between the markers in FILE (``docs/benchmarks.md``).
+tables to FILE (``benchmarks/results/namespace.md``, which the documentation site
+includes).
 
 Each row times the same operation in the three libraries, interleaved in one run
 (every repeat runs one block of each contender, in a rotated order). A block is a
@@ -407,22 +408,24 @@ def routine_headers() -> list[str]:
 
 
 # --- output ------------------------------------------------------------------------------
-MARK_BEGIN = "<!-- bench_namespace: begin (written by benchmarks/bench_namespace.py) -->"
-MARK_END = "<!-- bench_namespace: end -->"
+def _without_markdown(argv: list[str]) -> list[str]:
+    """The command line without ``--markdown`` and its file: the results file names the
+    run that wrote it, not where it went."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--markdown":
+            skip = True
+        elif not a.startswith("--markdown="):
+            out.append(a)
+    return out
 
 
 def write_markdown(path: str, text: str) -> None:
-    """Put ``text`` between the markers in ``path`` (appended with them when absent)."""
-    with open(path, encoding="utf-8") as f:
-        doc = f.read()
-    block = f"{MARK_BEGIN}\n{text.rstrip()}\n{MARK_END}"
-    if MARK_BEGIN in doc:
-        before, rest = doc.split(MARK_BEGIN, 1)
-        doc = before + block + rest.split(MARK_END, 1)[1]
-    else:
-        doc = doc.rstrip() + "\n\n" + block + "\n"
+    """Write the run's tables to ``path``, a results file the documentation includes."""
     with open(path, "w", encoding="utf-8") as f:
-        f.write(doc)
+        f.write(text.rstrip() + "\n")
 
 
 def main() -> None:
@@ -433,7 +436,11 @@ def main() -> None:
     p.add_argument("--block-ms", type=float, default=1.0, help="min block duration, ms (1)")
     p.add_argument("--only", default=None, help="run only rows whose label contains this")
     p.add_argument("--baseline", default=None, help="checkout of strict_array to compare with")
-    p.add_argument("--markdown", default=None, help="write the tables into this file")
+    p.add_argument(
+        "--markdown",
+        default=None,
+        help="write the tables to this file (benchmarks/results/namespace.md: the docs show it)",
+    )
     p.add_argument(
         "--statistic",
         choices=("min", "median"),
@@ -462,7 +469,7 @@ def main() -> None:
     print("\n".join(header) + "\n", flush=True)
     sections = [
         "Run: `python benchmarks/bench_namespace.py "
-        + " ".join(a for a in sys.argv[1:] if not a.startswith("--markdown"))
+        + " ".join(_without_markdown(sys.argv[1:]))
         + "`",
         "",
         f"{header[2]}; {header[3]}; {header[4]}.",

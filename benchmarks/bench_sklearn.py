@@ -270,6 +270,70 @@ def _columns(device: str, r: dict[str, Any], read_time: float) -> list[str]:
     return [fmt_bytes(r["maxrss"]), took]
 
 
+# --- the results file ----------------------------------------------------------------------
+def _commit() -> str | None:
+    """The short hash of the checkout being measured, when it is a git checkout."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, cwd=os.path.dirname(os.path.abspath(__file__)))  # fmt: skip
+    except OSError:
+        return None
+    return out.stdout.strip() or None
+
+
+def records(
+    results: dict[str, dict[str, Any]], gib: float, read_time: float
+) -> dict[str, dict[str, Any]]:
+    """One record per row and contender of this run, as the results file keeps them: the
+    figures a reader decides by (peak memory, passes over ``X``, time, and on the cluster
+    the largest worker's peak and the bytes spilled), the size of ``X`` they were measured
+    at, whether the values are NumPy's in the same run, and where and when the run was
+    made (the machine's load average then: times taken beside other work are longer)."""
+    stamp = {"gib": gib, "commit": _commit(), "date": time.strftime("%Y-%m-%d"),
+             "load": round(os.getloadavg()[0], 1)}  # fmt: skip
+    out: dict[str, dict[str, Any]] = {}
+    for name, by_device in results.items():
+        want = by_device.get("numpy", {})
+        for device, r in by_device.items():
+            rec: dict[str, Any] = {**stamp, "maxrss": r.get("maxrss"), "time": r.get("time")}
+            if "error" in r:
+                rec["error"] = r["error"][:120]
+            if device == "dask" and r.get("passes") is not None:
+                rec["passes"] = r["passes"]
+                if r["passes"] >= 1:  # (a row that does not read X has no time per read)
+                    rec["per_read"] = r["time"] / (r["passes"] * read_time)
+            if device == "cluster":
+                rec["worker_peak"] = max(r.get("worker_peaks") or [0])
+                rec["spilled"] = r.get("spilled", 0)
+            if device != "numpy":
+                ok, worst = same(rows.ROWS[name], r, want)
+                rec["same_values"] = ok
+                rec["worst_difference"] = None if worst != worst else worst
+            out.setdefault(name, {})[device] = rec
+    return out
+
+
+def merge_results(path: str, new: dict[str, dict[str, Any]]) -> None:
+    """Put this run's records into the results file at ``path``: a row's contender
+    measured again replaces its older record; rows and contenders not run are kept."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            kept = json.load(f)
+    except FileNotFoundError:
+        kept = {"rows": {}}
+    for name, by_device in new.items():
+        kept["rows"].setdefault(name, {}).update(by_device)
+    kept["rows"] = dict(sorted(kept["rows"].items(), key=lambda kv: _row_order(kv[0])))
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(kept, f, indent=1, sort_keys=False)
+        f.write("\n")
+
+
+def _row_order(name: str) -> int:
+    order = list(rows.ROWS)
+    return order.index(name) if name in order else len(order)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--gib", type=float, default=2.0, help="size of X (2)")
@@ -298,6 +362,12 @@ def main() -> None:
         "against the CPU time of reading that block",
     )
     p.add_argument("--json", default=None, help="write the figures here too")
+    p.add_argument(
+        "--results",
+        default=None,
+        help="merge each row's figures into this results file (the documentation's table "
+        "reads benchmarks/results/sklearn.json)",
+    )
     p.add_argument("--child", help=argparse.SUPPRESS)
     p.add_argument("--path", help=argparse.SUPPRESS)
     p.add_argument("--device", help=argparse.SUPPRESS)
@@ -356,6 +426,8 @@ def main() -> None:
         line.append("-" if ok is None else f"{'yes' if ok else 'NO'} ({worst:.1e})")
         lines.append(line)
         print("  " + " | ".join(str(c) for c in line), flush=True)
+        if args.results:  # row by row: a run stopped half-way keeps the rows it made
+            merge_results(args.results, records({name: r}, args.gib, read_time))
     headers = ["row"] + [h for dev in devices for h in COLUMNS[dev]] + ["same values"]
     print()
     print(table(headers, lines))

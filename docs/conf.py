@@ -8,6 +8,7 @@ Build (from the repository root)::
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from sphinx.util import logging
@@ -15,6 +16,7 @@ from sphinx.util import logging
 import strict_array
 
 DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))  # this site's own extension: generated_tables
 
 project = "strict_array"
 author = "The strict_array developers"
@@ -28,12 +30,14 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
+    "generated_tables",  # tables generated from the code and the benchmarks' results
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_intersphinx", "Thumbs.db", ".DS_Store"]
+# _generated holds the tables pages include (docs/_ext/generated_tables.py)
+exclude_patterns = ["_build", "_intersphinx", "_generated", "_ext", "Thumbs.db", ".DS_Store"]
 
 # --- MyST: the guides are Markdown ---------------------------------------------------
 myst_heading_anchors = 3  # links such as broadcasting.md#default-device
@@ -95,3 +99,5 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_show_sourcelink = False
+# pages with no section around them: no empty "Section Navigation" column
+html_sidebars = {"index": [], "tutorial": [], "changelog": []}

@@ -189,10 +189,9 @@ class Array:
                 "x.mT to transpose the last two axes or permute_dims for any order."
             )
         # (the device's transpose, not its permute_dims: on DASK that one's result is
-        # declared to the planner, which then cut RidgeClassifier's last computation at
-        # the transposed products rather than at coef_; that computation held 3.1 GiB
-        # on 2 GiB of data where it holds 1.15 GiB; what it held there is not yet
-        # known: docs/scikit-learn-log.md)
+        # declared to the planner, which would then cut a computation at the transposed
+        # products rather than at the small result they make, and hold more memory;
+        # docs/dev/scikit-learn-log.md has the run that showed it)
         return result(self._device.transpose(self._data), self._device)
 
     # --- interchange ----------------------------------------------------------------
@@ -343,9 +342,9 @@ _object_new = object.__new__
 
 #: How the Array of backend data ``r`` on device ``dev`` is made, ``{ndim}`` its rank: the
 #: one source of :func:`result`, inlined into the hot paths compiled from templates (the
-#: element-wise fast path, :mod:`strict_array._elementwise`), where a call would cost a
-#: tenth of the operation (0.02 µs of 0.2 µs); three more hot paths inline it by hand
-#: (``getitem``, ``reshape``, ``matmul``: measured 0.02 to 0.04 µs slower with a call)
+#: element-wise fast path, :mod:`strict_array._elementwise`), where a call would be a
+#: large share of the operation; three more hot paths inline it by hand (``getitem``,
+#: ``reshape``, ``matmul``; benchmarks/bench_namespace.py measures each)
 RESULT = """\
 if type(r) is not dev.native:
     r = dev.coerce(r)

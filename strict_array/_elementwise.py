@@ -288,9 +288,9 @@ Array
 #
 # The fast path is written once, in the templates below, and compiled for each form: the
 # namespace function, the operator, the reflected operator, the in-place operator and the
-# unary function. A shared helper would cost a call (0.02 µs, and more with arguments) on
-# paths of 0.2 to 0.4 µs. tests/test_fast_paths.py runs every form of every element-wise
-# function against its general path.
+# unary function. A shared helper would add a Python call to paths only a few calls long
+# (benchmarks/bench_namespace.py measures them). tests/test_fast_paths.py runs every form
+# of every element-wise function against its general path.
 _FAST_ERRORS = (ValueError, TypeError, OverflowError, KeyError)  # KeyError: not cached yet
 _FAILED = object()
 

@@ -55,7 +55,8 @@ def matmul(x1: Array, x2: Array, /) -> Array:
                 r = fn(a, b)
                 if type(r) is not dev.native:  # (a vector's dot product: a scalar)
                     r = dev.coerce(r)
-                # _array.RESULT, inlined: a call costs 0.02 to 0.04 µs here
+                # _array.RESULT, inlined: on this hot path a call is a measurable share of the cost
+                # (benchmarks/bench_namespace.py, the core rows)
                 out = _object_new(Array)
                 out._data = r
                 out._device = dev

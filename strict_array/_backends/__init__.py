@@ -11,7 +11,7 @@ Backends are registered by name with a loader (``"module:attribute"``) and a
 cheap detector of native arrays; a backend is imported the first time one of
 its arrays or its device is needed, so ``import strict_array`` never imports
 Dask. Adding a backend is one call to :func:`register` and one module with a
-:class:`Device` subclass (see ``docs/devices.md``).
+:class:`Device` subclass (see ``docs/dev/adding-a-backend.md``).
 """
 
 from __future__ import annotations

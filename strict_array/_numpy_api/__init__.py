@@ -15,7 +15,7 @@ One job per module:
 - :mod:`._compose`: the few NumPy functions a lazy device gives through the namespace's
   own functions.
 - :mod:`._hints`: NumPy's spellings named in the namespace's messages, and the table of
-  ``docs/migrating.md``.
+  ``docs/numpy-interop.md``.
 
 NumPy code under the NumPy-code mode (:mod:`strict_array.numpy`) is checked by the same
 rows and the same interpreter. How each device computes lives under

@@ -1,5 +1,5 @@
 """NumPy's spellings in the namespace: the messages that name the standard's spelling,
-and the table of ``docs/migrating.md``, from the rows of the table.
+and the table of ``docs/numpy-interop.md``, from the rows of the table.
 
 ``strict_array.concatenate`` is not an attribute (the namespace is the standard's):
 its ``AttributeError`` names ``strict_array.concat``, and reading a NumPy method of an
@@ -136,9 +136,9 @@ def _way_text(way: Any) -> str:
 
 
 def markdown_table() -> str:
-    """The table of ``docs/migrating.md``: every NumPy name, its rank rule, how DASK gives
-    NumPy's value, and the namespace's spelling (generated from the rows, tested
-    against the page)."""
+    """The table of ``docs/numpy-interop.md``: every NumPy name, its rank rule, how DASK
+    gives NumPy's value, and the namespace's spelling (generated from the rows when the
+    site is built, by ``docs/_ext/generated_tables.py``)."""
     lines = [
         "| NumPy | broadcasts together | on DASK | the namespace's spelling |",
         "|---|---|---|---|",

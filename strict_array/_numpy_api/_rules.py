@@ -11,7 +11,7 @@ NumPy functions and ufuncs on strict arrays (:mod:`._dispatch`) and NumPy code u
 NumPy-code mode (:mod:`strict_array.numpy`).
 
 Adding a kind of rule: a frozen dataclass here, its branch in :func:`check`, and rows
-that use it (``docs/devices.md``, "Adding a NumPy function").
+that use it (``docs/dev/adding-a-numpy-function.md``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ Ufuncs take their rules from the ufunc itself (its operands, core axes, ``out=``
 ``where=``); their rows (:data:`UFUNCS`) give the standard spelling.
 
 Adding a NumPy function is one row here, and the cases that test it against NumPy
-(``tests/numpy_cases.py``); ``docs/devices.md`` shows how.
+(``tests/numpy_cases.py``); ``docs/dev/adding-a-numpy-function.md`` shows how.
 """
 
 from __future__ import annotations

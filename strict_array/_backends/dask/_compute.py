@@ -98,7 +98,7 @@ def _run_optimised(collections: Sequence[Any], persist: bool, title: str | None)
     run = dask.persist if persist else dask.compute
     if dask.config.get("scheduler", None) in (None, "threads", "threading"):
         # Dask's threads each call BLAS, whose own threads then oversubscribe the cores
-        # (block products many times slower: docs/scikit-learn-log.md); one BLAS thread per
+        # (block products many times slower: docs/dev/scikit-learn-log.md); one BLAS thread per
         # Dask thread, as dask.distributed's workers have (its nanny's pre-spawn-environ
         # sets OMP_NUM_THREADS=1 and friends)
         controller = _blas_controller()

@@ -444,7 +444,7 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
             row = data.itemsize * math.prod(n for a, n in enumerate(data.shape) if a != first)
             # (a task that fills a block holds two versions of it and the value; blocks
             # of a quarter of a chunk halve that on one machine, but a cluster's
-            # workers, with four times the tasks, spill: docs/scikit-learn-log.md)
+            # workers, with four times the tasks, spill: docs/dev/scikit-learn-log.md)
             most = max(1, config_bytes("array.chunk-size") // max(row, 1))
             cut: list[int] = []
             for c in theirs[first]:

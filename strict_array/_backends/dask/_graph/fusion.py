@@ -5,7 +5,7 @@ when it has one user (``dask/blockwise.py``, ``_optimize_blockwise``: ``len(depe
 <= 1``). An element-wise array used twice is therefore a task of its own, and its
 blocks wait in memory until both users have run: ``diff = X - m`` used by ``diff.T``
 and by ``(w * diff.T) @ diff`` holds blocks of ``diff`` apart from their users (a
-cluster's workers spill them to disk; measured in docs/scikit-learn-log.md).
+cluster's workers spill them to disk; measured in docs/dev/scikit-learn-log.md).
 
 Before Dask optimises a graph that the ``DASK`` device computes, each element-wise
 Blockwise layer whose users can all take it in is made once for each user, under a
