@@ -41,7 +41,7 @@ from .._backends._numpy_ways import (
     Writes,
     dotted,
 )
-from . import _compose, _compose_linalg
+from . import _compose, _compose_like, _compose_linalg, _compose_reduce
 from ._rules import Assign, Broadcast, Callbacks, Einsum, Rule, Stacks, ToShape, shape_of
 
 __all__ = [
@@ -133,6 +133,12 @@ def _device_array(*names: str) -> Callable[[dict[str, Any]], str]:
     return _case(" or ".join(f"a lazy {n}=" for n in names), why)
 
 
+@functools.partial(_case, "an integer dtype=")
+def _integer_dtype(b: dict[str, Any]) -> str:
+    dtype = b.get("dtype")
+    return f"dtype={np.dtype(dtype)}" if dtype is not None and np.dtype(dtype).kind in "biu" else ""
+
+
 #: a reduction's where= broadcasts against its input
 WHERE = Broadcast(("a", "where"))
 #: NumPy's functions of one whole array that are not chunked
@@ -185,16 +191,30 @@ def _histogram_shape(b: dict[str, Any]) -> Any:
     return ((n,), (n + 1,))
 
 
+def _own_reduction(name: str, instead: Lazy) -> Unless:
+    """NumPy's reduction ``name`` by the namespace's own (:mod:`._compose_reduce`), where
+    it takes the arguments; else ``instead``."""
+    return Unless(_compose_reduce.why_not_reduction(name),
+                  Compose(_compose_reduce.reduction(name)), instead)  # fmt: skip
+
+
 #: every NumPy function that takes an array, by its qualified name
 FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     # --- reductions and statistics: Dask's own tree reductions, else each lane ---------------
-    *rows("sum prod mean std var max min all any nansum nanprod nanmean nanstd nanvar "
-          "nanmax nanmin", WHERE, lazy=Own(), standard="="),
-    *rows("amax", WHERE, lazy=Own("max"), standard="max"),
-    *rows("amin", WHERE, lazy=Own("min"), standard="min"),
+    # (the namespace's reductions: right over unknown sizes and empty blocks on DASK)
+    *rows("sum prod max min nansum nanprod nanmax nanmin", WHERE,
+          lazy=lambda n: _own_reduction(n, Own()), standard="="),
+    # (Dask's moments in an integer dtype= are not NumPy's, which truncates its mean)
+    *rows("mean std var nanmean nanstd nanvar", WHERE, lazy=lambda n: _own_reduction(
+        n, Unless(_integer_dtype, Own(), Lanes("a", others=("where",)))), standard="="),
+    *rows("all any", WHERE, lazy=Own(), standard="="),
+    *rows("amax", WHERE, lazy=_own_reduction("amax", Own("max")), standard="max"),
+    *rows("amin", WHERE, lazy=_own_reduction("amin", Own("min")), standard="min"),
     *rows("count_nonzero", lazy=Own(), standard="="),
-    # (Dask's arg-reductions break ties between blocks otherwise than NumPy, first index)
-    *rows("argmax argmin nanargmax nanargmin", lazy=Lanes("a"), standard="="),
+    # (Dask's arg-reductions break ties between blocks otherwise than NumPy, first index:
+    # the namespace's keep the first, else NumPy per lane)
+    *rows("argmax argmin nanargmax nanargmin", lazy=lambda n: _own_reduction(n, Lanes("a")),
+          standard="="),
     *rows("ptp", lazy=Own(), standard="max(x, axis=...) - min(x, axis=...)"),
     *rows("median nanmedian", lazy=Lanes("a")),
     *rows("percentile quantile nanpercentile nanquantile",
@@ -202,9 +222,10 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
           lazy=Lanes("a", others=("weights",))),
     *rows("average", lazy=Lanes("a", others=("weights",)), standard="mean, or sum(x * w) / sum(w)",
           note="weights of a's shape, or along axis"),
-    *rows("cumsum cumprod", lazy=Own(),
+    *rows("cumsum cumprod", lazy=lambda n: _own_reduction(n, Own()),
           standard="cumulative_sum or cumulative_prod (of reshape(x, (-1,)) for axis=None)"),
-    *rows("nancumsum nancumprod", lazy=Unless(_is_none("axis"), Own(), Lanes("a")), standard="="),
+    *rows("nancumsum nancumprod", lazy=lambda n: _own_reduction(
+        n, Unless(_is_none("axis"), Own(), Lanes("a"))), standard="="),
     *rows("cumulative_sum cumulative_prod", lazy=Lanes("x"), standard="="),
     *rows("cov", lazy=Unless(_compose_linalg.why_not_plain_cov,
                              Compose(_compose_linalg.cov), WHOLE("m", "y", "fweights", "aweights")),
@@ -250,7 +271,9 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("real_if_close", lazy=Refuse("its dtype depends on the values")),
     *rows("astype", lazy=Blocks(("x",)), standard="="),
     *rows("copy", lazy=Blocks(("a",)), standard="asarray(x, copy=True)"),
-    *rows("zeros_like ones_like empty_like full_like", lazy=Own(), standard="="),
+    # (the namespace's: a constant the planner makes again where needed, never holds)
+    *rows("zeros_like ones_like empty_like full_like", lazy=lambda n: Unless(
+        _compose_like.why_not_like(n), Compose(_compose_like.like(n)), Own()), standard="="),
     # --- along an axis: NumPy's on each lane --------------------------------------------------
     *rows("sort argsort", lazy=Lanes("a"), standard="="),
     *rows("partition argpartition", lazy=Lanes("a"), standard="sort or argsort"),
