@@ -56,13 +56,17 @@ from typing import Any
 
 from _harness import fmt_time, min_of_medians, table, verdict
 
-#: the import names of the default suites (PyPI: numpy-financial, emcee, PyWavelets, opt-einsum)
-PACKAGES = ("numpy_financial", "emcee", "pywt", "opt_einsum")
-#: NumPy's own suites (``--numpy``)
+#: NumPy-based packages whose wheels ship their tests (PyPI: numdifftools, emcee,
+#: PyWavelets, numpy-financial, opt-einsum)
+PACKAGES = ("numdifftools", "emcee", "pywt", "numpy_financial", "opt_einsum")
+#: NumPy's own suites
 NUMPY_SUITES = (
-    "numpy.lib.tests", "numpy.linalg.tests", "numpy._core.tests.test_numeric",
-    "numpy._core.tests.test_umath", "numpy.random.tests",
+    "numpy.fft.tests", "numpy.ma.tests", "numpy.polynomial.tests", "numpy.lib.tests",
+    "numpy.linalg.tests", "numpy._core.tests.test_numeric", "numpy._core.tests.test_umath",
+    "numpy.random.tests",
 )  # fmt: skip
+#: the slowdown every suite must stay within (wall time of the allow run against plain)
+MAX_SLOWDOWN = 1.5
 #: the page whose table lists the tests allowed to differ, with their reasons
 EXCEPTIONS_PAGE = Path(__file__).parents[1] / "docs" / "numpy-code.md"
 #: a row of that table: | `suite` | `test id` | reason |
@@ -246,7 +250,7 @@ def main() -> None:
         help="the page listing the tests allowed to differ (docs/numpy-code.md)",
     )
     args = p.parse_args()
-    packages = args.packages or list(NUMPY_SUITES if args.numpy else PACKAGES)
+    packages = args.packages or list(NUMPY_SUITES if args.numpy else NUMPY_SUITES + PACKAGES)
 
     out_dir = os.path.abspath(args.out)
     os.makedirs(out_dir, exist_ok=True)
@@ -258,7 +262,7 @@ def main() -> None:
     allowed = listed_exceptions(Path(args.exceptions))
 
     print(__doc__.split("\n")[0])
-    print(versions(args.python, [] if args.numpy else packages, cwd))
+    print(versions(args.python, [p for p in packages if p not in NUMPY_SUITES], cwd))
     try:
         load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     except OSError:
@@ -277,7 +281,7 @@ def main() -> None:
         if has_report:
             audit_options += (f"{REPORT_OPTION}={report_path}",)
         runs = [Run("plain", ()), Run("allow", (*NUMPY_MODE, "--rank-promotion=allow"))]
-        if not args.numpy:
+        if package not in NUMPY_SUITES:
             runs.append(Run("audit", audit_options))
 
         def runner(run: Run, package: str = package) -> Any:
@@ -330,10 +334,12 @@ def main() -> None:
                 *(str(first[k]) for k in ("passed", "failed", "skipped", "errors")),
                 "" if steady else "varies",
                 fmt_time(times[run.name]), f"{times[run.name] / times['plain']:.2f}x",
+                verdict(None if run.name != "allow" else
+                        times[run.name] <= MAX_SLOWDOWN * times["plain"]),
                 verdict(same),
             ])  # fmt: skip
 
-        if args.numpy:
+        if package in NUMPY_SUITES:
             continue
         if has_report and os.path.exists(report_path):
             total, sites = report_sites(report_path)
@@ -349,7 +355,11 @@ def main() -> None:
         ])  # fmt: skip
 
     headers = ["suite", "run", "passed", "failed", "skipped", "errors", "rounds", "time"]
-    print(table([*headers, "vs plain", "outcomes = plain"], rows, "llrrrrlrrl"))
+    print(
+        table(
+            [*headers, "vs plain", f"<= {MAX_SLOWDOWN}x", "outcomes = plain"], rows, "llrrrrlrrll"
+        )
+    )
     if audits:
         print()
         headers = ["package", "promotions", "(site, shapes)", "(site, operation)", "lines"]

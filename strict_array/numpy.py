@@ -36,6 +36,8 @@ strict_array.RankPromotionError: numpy.subtract: operands of shapes (3, 1) and (
 from __future__ import annotations
 
 import contextlib
+import copy
+import copyreg
 import functools
 import inspect
 import sys
@@ -43,7 +45,7 @@ import threading
 import types
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import Any, cast
+from typing import Any, SupportsIndex, cast
 
 import numpy as np
 
@@ -61,21 +63,48 @@ __all__ = [
 _inside: ContextVar[bool] = ContextVar("strict_array_inside_numpy", default=False)
 
 
-class CheckedArray(np.ndarray):
+class _NumPyNamed(type):
+    """The metaclass of the checked array classes: each stands for one of NumPy's
+    classes (``_stands_for``), under whose name and module it reports itself, and as
+    which it is pickled (copyreg, below), so that a pickle of anything made under the
+    mode (a masked array names its data's class) loads where strict_array is not."""
+
+    _stands_for: type
+
+
+def _pickled_class(cls: _NumPyNamed) -> tuple[Any, tuple[type]]:
+    # (copy.copy of a class is that class: a reduction NumPy's pickles can always load)
+    return (copy.copy, (cls._stands_for,))
+
+
+copyreg.pickle(_NumPyNamed, _pickled_class)  # type: ignore[arg-type]
+
+
+class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
     """A NumPy array whose operations follow strict_array's rank rules.
 
     Make one with :func:`asarray` (a view, no copy) or let :func:`checking` make
     NumPy's own functions return them. Every value is NumPy's: the checks only decide
     whether an operation between arrays of different ranks may happen.
+
+    It reports itself as NumPy's (``numpy.ndarray`` to ``repr(type(x))``, ``array(...)``
+    to ``repr(x)``, ``masked_array(...)`` inside a masked array), and pickles as a plain
+    NumPy array: a pickle loads where strict_array is not, as a plain array (NumPy's
+    unpickling functions are not replaced: NumPy's C code pickles plain arrays by them).
     """
 
     # NumPy's, to the libraries that pick an array's backend from the top-level module of
-    # its type (opt_einsum, autoray: "numpy.…"): a checked array is a NumPy array to them.
-    # Pickles name _restore instead of the class (see __reduce__).
+    # its type (opt_einsum, autoray: "numpy.…"), to reprs (NumPy's array printing and
+    # np.ma's read the class's __name__: "array(", "masked_array(") and to pickles.
     __module__ = "numpy"
+    _stands_for: type = np.ndarray
 
-    def __reduce__(self) -> tuple[Any, tuple[np.ndarray]]:
-        return (_restore, (self.view(np.ndarray),))
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+        # NumPy's own pickle of the plain array (protocol 5 without a copy)
+        return self.view(type(self)._stands_for).__reduce_ex__(protocol)
+
+    def __reduce__(self) -> Any:
+        return self.view(type(self)._stands_for).__reduce__()
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if type(ufunc) is not np.ufunc:  # (a direct call with other arguments: NumPy's error)
@@ -164,11 +193,57 @@ _ARRAYS = (CheckedArray, np.ndarray)
 _PLAIN_OPERANDS = frozenset({CheckedArray, np.ndarray, type(None), *PY_SCALARS})
 
 
+# --- Python's operator protocol, as for a plain ndarray ------------------------------------------
+def _binary_operator(name: str, reflected: str) -> Callable[..., Any]:
+    """``CheckedArray.<name>``: NumPy's operator, after the reflected operator of another
+    ndarray subclass that has its own, as Python runs it first beside a plain ndarray
+    (a subclass of ndarray is not a subclass of CheckedArray, so Python would not):
+    ``np.array([[1, 2]]) * np.matrix([[1], [2]])`` is ``matrix.__rmul__``'s ``[[5]]``,
+    ``nd / masked`` is np.ma's."""
+    numpys = getattr(np.ndarray, name)
+    base = getattr(np.ndarray, reflected)
+
+    def operator(self: CheckedArray, other: Any, *mod: Any) -> Any:
+        t = type(other)
+        if t not in _PLAIN_OPERANDS and isinstance(other, np.ndarray) and \
+                not isinstance(other, CheckedArray):  # fmt: skip
+            theirs = getattr(t, reflected, base)
+            if theirs is not base:
+                value = theirs(other, self)
+                if value is not NotImplemented:
+                    return value
+        return numpys(self, other, *mod)
+
+    operator.__name__ = operator.__qualname__ = name
+    return operator
+
+
+#: Python's binary operators and their reflections (a comparison's is its mirror)
+_REFLECTED = {
+    "__add__": "__radd__", "__sub__": "__rsub__", "__mul__": "__rmul__",
+    "__matmul__": "__rmatmul__", "__truediv__": "__rtruediv__",
+    "__floordiv__": "__rfloordiv__", "__mod__": "__rmod__", "__divmod__": "__rdivmod__",
+    "__pow__": "__rpow__", "__lshift__": "__rlshift__", "__rshift__": "__rrshift__",
+    "__and__": "__rand__", "__xor__": "__rxor__", "__or__": "__ror__",
+    "__eq__": "__eq__", "__ne__": "__ne__", "__lt__": "__gt__", "__le__": "__ge__",
+    "__gt__": "__lt__", "__ge__": "__le__",
+}  # fmt: skip
+for _name, _reflected in _REFLECTED.items():
+    setattr(CheckedArray, _name, _binary_operator(_name, _reflected))
+CheckedArray.__hash__ = None  # type: ignore[assignment]  # (as ndarray's: unhashable)
+
+
 class _CheckedMemmap(CheckedArray, np.memmap):
     """A checked view of a :class:`numpy.memmap` (``np.load(path, mmap_mode="r")``):
     still a memmap, to ``isinstance``."""
 
     __module__ = "numpy"
+    _stands_for = np.memmap
+
+
+# NumPy's names (see _NumPyNamed): what NumPy prints, a name that resolves in its module
+CheckedArray.__name__, CheckedArray.__qualname__ = "array", "ndarray"
+_CheckedMemmap.__name__ = _CheckedMemmap.__qualname__ = "memmap"
 
 
 def _a_record(dtype: np.dtype, value: Any) -> bool:
@@ -177,11 +252,6 @@ def _a_record(dtype: np.dtype, value: Any) -> bool:
     if dtype.names is not None and isinstance(value, tuple):
         return True
     return dtype.kind == "O" and not isinstance(value, np.ndarray)
-
-
-def _restore(data: np.ndarray) -> CheckedArray:
-    """Unpickle a checked array (its pickle holds the plain array)."""
-    return _owned(data)
 
 
 def asarray(a: Any, dtype: Any = None) -> CheckedArray:

@@ -1,0 +1,101 @@
+"""The NumPy-code mode keeps NumPy's protocols: Python's operator order beside other
+ndarray subclasses, NumPy's pickles and reprs (docs/numpy-code.md, "The mode only checks")."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import strict_array as xp
+import strict_array.numpy as snp
+
+
+class _Reflecting(np.ndarray):
+    """An ndarray subclass with its own reflected operators (np.matrix's pattern)."""
+
+    def __radd__(self, other):
+        return "radd"
+
+    def __rsub__(self, other):
+        return NotImplemented  # (NumPy's operator then, as beside a plain array)
+
+    def __lt__(self, other):
+        return "lt"
+
+    def __gt__(self, other):
+        return "gt"
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        lambda a, b: a + b,
+        lambda a, b: a - b,
+        lambda a, b: a < b,
+        lambda a, b: a > b,
+        lambda a, b: a * b,
+    ],
+)
+def test_an_operator_defers_to_a_subclass_as_a_plain_array_does(expr):
+    plain = np.arange(3.0)
+    other = np.ones(3).view(_Reflecting)
+    want = expr(plain, other)
+    got = expr(snp.asarray(plain), other)
+    assert type(got) is type(want)
+    if isinstance(want, np.ndarray):
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got == want
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_matrix_and_masked_arrays_take_their_reflected_operators_first():
+    with snp.checking(), xp.rank_promotion("allow"):
+        product = np.array([[1, 2]]) * np.matrix([[1], [2]])
+        assert type(product) is np.matrix
+        np.testing.assert_array_equal(product, [[5]])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # np.ma's division: no warning, a masked value
+            quotient = np.array([1.0, 2.0]) / np.ma.array([0.0, 1.0])
+        assert quotient.mask.tolist() == [True, False]
+
+
+def test_reprs_and_type_names_are_numpys():
+    with snp.checking():
+        x = np.array([0.0, 1.0])
+        assert type(x) is snp.CheckedArray
+        assert repr(x) == "array([0., 1.])" and str(x) == "[0. 1.]"
+        assert repr(type(x)) == "<class 'numpy.ndarray'>"
+        assert repr(np.ma.array([1, 2])).startswith("masked_array(data=[1, 2],")
+        assert repr(np.polynomial.Polynomial([0, 1])).startswith("Polynomial([0., 1.], ")
+        module = sys.modules[type(x).__module__]
+        assert getattr(module, type(x).__qualname__) is np.ndarray
+
+
+@pytest.mark.parametrize("protocol", [2, 4, 5])
+def test_pickles_are_numpys_and_load_without_strict_array(protocol, tmp_path):
+    with snp.checking():
+        made = [np.arange(3.0), np.ma.array([1, 2], mask=[0, 1]),
+                np.polynomial.Polynomial([0, 1]), np.arange(6.0).reshape(2, 3).T]  # fmt: skip
+        data = pickle.dumps(made, protocol=protocol)
+    assert b"strict_array" not in data
+    path = tmp_path / "made.pkl"
+    path.write_bytes(data)
+    code = (
+        "import pickle, sys; made = pickle.loads(open(sys.argv[1], 'rb').read()); "
+        "assert 'strict_array' not in sys.modules; "
+        "print([type(m).__name__ for m in made], made[1].mask.tolist(), made[3].tolist())"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    assert out.strip() == (
+        "['ndarray', 'MaskedArray', 'Polynomial', 'ndarray'] [False, True] "
+        "[[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]"
+    )
+    back = pickle.loads(data)
+    assert type(back[0]) is np.ndarray and type(back[1].data) is np.ndarray
