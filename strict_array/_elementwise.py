@@ -34,7 +34,7 @@ from ._broadcasting import broadcast_shapes, check_scalar_dimensions
 from ._dtypes import ACCEPTED_IDS as _ACCEPTED_IDS
 from ._dtypes import FUNCTION_CATEGORIES, check_category
 from ._errors import ARRAY, ARRAY_OR_SCALAR, refuse_operand
-from ._typing import PY_SCALARS, Scalar, is_scalar
+from ._typing import PY_SCALARS, Scalar
 
 ArrayOrScalar = Array | Scalar
 
