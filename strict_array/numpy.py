@@ -112,12 +112,17 @@ class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
         inside = _inside.get()
         if method == "__call__" and not kwargs and not inside and ufunc.nin == 2 and \
                 ufunc.signature is not None:  # fmt: skip
-            a, b = inputs  # matmul, vecdot, ...: stacks of one rank have nothing to decide,
-            # nor matrices and vectors (no batch axes)
+            a, b = inputs  # matmul, vecdot, ...: loop axes of one rank have nothing to
+            # decide, nor matmul's matrices and vectors (no loop axes)
+            cores = _rules.gufunc_cores(ufunc.signature)
             if (
                 type(a) in _ARRAYS
                 and type(b) in _ARRAYS
-                and (a.ndim == b.ndim >= 2 or (ufunc is np.matmul and a.ndim <= 2 and b.ndim <= 2))
+                and (
+                    a.ndim <= 2 and b.ndim <= 2 and ufunc is np.matmul
+                    if cores is None
+                    else a.ndim - cores[0] == b.ndim - cores[1] >= 0
+                )
             ):
                 return _owned(_at_caller(ufunc, (a.view(np.ndarray), b.view(np.ndarray)), {}))
         if method == "__call__" and not kwargs and not inside and ufunc.signature is None:

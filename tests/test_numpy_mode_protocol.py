@@ -99,3 +99,46 @@ def test_pickles_are_numpys_and_load_without_strict_array(protocol, tmp_path):
     )
     back = pickle.loads(data)
     assert type(back[0]) is np.ndarray and type(back[1].data) is np.ndarray
+
+
+@pytest.mark.parametrize(
+    ("name", "shapes", "one_rank"),
+    [
+        ("numpy.matvec", [(2, 3, 3), (4, 2, 3)], [(4, 1, 3, 3), (4, 2, 3)]),
+        ("numpy.vecmat", [(4, 2, 3), (2, 3, 3)], [(4, 2, 3), (1, 2, 3, 3)]),
+        ("numpy.vecdot", [(2, 3), (4, 2, 3)], [(1, 2, 3), (4, 2, 3)]),
+        ("numpy.matmul", [(2, 3, 3), (4, 2, 3, 3)], [(1, 2, 3, 3), (4, 2, 3, 3)]),
+        ("numpy._core._umath_tests.inner1d", [(2, 3), (4, 2, 3)], [(4, 2, 3), (4, 1, 3)]),
+        (
+            "numpy._core._umath_tests.innerwt",
+            [(2, 3), (2, 3), (4, 2, 3)],
+            [(1, 2, 3), (4, 2, 3), (4, 2, 3)],
+        ),
+    ],
+)
+def test_every_gufuncs_loop_axes_are_checked_and_named_by_its_module(name, shapes, one_rank):
+    module, _, short = name.rpartition(".")
+    ufunc = getattr(__import__(module, fromlist=[short]), short)
+    arrays = [np.ones(s) for s in shapes]
+    want = ufunc(*arrays)
+    with snp.checking(), xp.rank_promotion("raise"):
+        checked = [np.ones(s) for s in shapes]
+        with pytest.raises(xp.RankPromotionError, match=f"^{name}: operands of shapes"):
+            ufunc(*checked)
+        with pytest.raises(xp.RankPromotionError, match=f"^{name}: "):
+            ufunc(*[snp.asarray(a) for a in arrays])
+    with snp.checking(), xp.rank_promotion("allow"):
+        np.testing.assert_array_equal(ufunc(*[np.ones(s) for s in shapes]), want)
+    with snp.checking(), xp.audit() as report:
+        ufunc(*[np.ones(s) for s in shapes])
+    assert report.total == len(shapes) - 1 and name in str(report)  # (each lower pair)
+    # loop axes of one rank: nothing to decide
+    with snp.checking(), xp.rank_promotion("raise"):
+        ufunc(*[np.ones(s) for s in one_rank])
+
+
+def test_a_third_party_ufunc_is_named_by_its_module():
+    special = pytest.importorskip("scipy.special")
+    with snp.checking(), xp.rank_promotion("raise"):
+        with pytest.raises(xp.RankPromotionError, match=r"^scipy\.special\.eval_chebyt: "):
+            special.eval_chebyt(np.ones((3, 1)), np.ones(3))
