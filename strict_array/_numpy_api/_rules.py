@@ -399,11 +399,13 @@ def gufunc_cores(signature: str) -> tuple[int, ...] | None:
 
 
 def check_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any],
-                kwargs: dict[str, Any]) -> None:  # fmt: skip
+                kwargs: dict[str, Any], name: str | None = None) -> None:  # fmt: skip
     """Decide every rank promotion of a ufunc call: its operands (section 1), a gufunc's
     batch axes (section 2), ``out=`` and ``where=`` as ``x[key] = value``, ``at``'s
-    values against the selected region; ``outer`` is explicit (its ``out=`` is checked)."""
-    name = ufunc_name(ufunc)
+    values against the selected region; ``outer`` is explicit (its ``out=`` is checked).
+    ``name`` names the operation (the ufunc's own dotted name by default)."""
+    if name is None:
+        name = ufunc_name(ufunc)
     out = kwargs.get("out")
     outs = out if isinstance(out, tuple) else (out,) if out is not None else ()
     if method == "__call__":
