@@ -107,48 +107,46 @@ class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
         return self.view(type(self)._stands_for).__reduce__()
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         if type(ufunc) is not np.ufunc:  # (a direct call with other arguments: NumPy's error)
             return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
         inside = _inside.get()
-        if method == "__call__" and not kwargs and not inside and ufunc.nin == 2 and \
-                ufunc.signature is not None:  # fmt: skip
-            a, b = inputs  # matmul, vecdot, ...: loop axes of one rank have nothing to
-            # decide, nor matmul's matrices and vectors (no loop axes)
-            cores = _rules.gufunc_cores(ufunc.signature)
-            if (
-                type(a) in _ARRAYS
-                and type(b) in _ARRAYS
-                and (
-                    a.ndim <= 2 and b.ndim <= 2 and ufunc is np.matmul
-                    if cores is None
-                    else a.ndim - cores[0] == b.ndim - cores[1] >= 0
-                )
-            ):
-                return _owned(_at_caller(ufunc, (a.view(np.ndarray), b.view(np.ndarray)), {}))
-        if method == "__call__" and not kwargs and not inside and ufunc.signature is None:
-            # the common case: operands of one rank, or scalars, have nothing to decide
-            plain, rank = [], -1
-            for v in inputs:
-                t = type(v)
-                if t is CheckedArray:
-                    n = v.ndim
-                    v = v.view(np.ndarray)
-                elif t is np.ndarray:
-                    n = v.ndim
-                elif t in PY_SCALARS:
-                    n = 0
-                else:
-                    break
-                if n and n != rank:
-                    if rank >= 0:
+        if method == "__call__" and not kwargs and not inside:
+            if ufunc.signature is None:
+                # the common case: operands of one rank, or scalars, have nothing to decide
+                plain, rank = [], -1
+                for v in inputs:
+                    t = type(v)
+                    if t is CheckedArray:
+                        n = v.ndim
+                        v = v.view(np.ndarray)
+                    elif t is np.ndarray:
+                        n = v.ndim
+                    elif t in PY_SCALARS:
+                        n = 0
+                    else:
                         break
-                    rank = n
-                plain.append(v)
-            else:
-                result = _at_caller(ufunc, plain, {})
-                if type(result) is tuple:
-                    return tuple(_owned(r) for r in result)
-                return _owned(result)
+                    if n and n != rank:
+                        if rank >= 0:
+                            break
+                        rank = n
+                    plain.append(v)
+                else:
+                    return _new(ufunc, plain)
+            elif ufunc.nin == 2:
+                a, b = inputs  # matmul, vecdot, ...: loop axes of one rank have nothing to
+                # decide, nor matmul's matrices and vectors (no loop axes)
+                cores = _rules.gufunc_cores(ufunc.signature)
+                if (
+                    type(a) in _ARRAYS
+                    and type(b) in _ARRAYS
+                    and (
+                        a.ndim <= 2 and b.ndim <= 2 and ufunc is np.matmul
+                        if cores is None
+                        else a.ndim - cores[0] == b.ndim - cores[1] >= 0
+                    )
+                ):
+                    return _new(ufunc, (a.view(np.ndarray), b.view(np.ndarray)))
         if (
             method == "reduce"
             and not inside
@@ -183,11 +181,13 @@ class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
         return _checked_results(results, views, owned=not inside)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         if any(not issubclass(t, np.ndarray) for t in types):
             return NotImplemented  # another array type (a strict_array.Array, ...) decides
         return _checked_call(func, row_of(func), args, kwargs)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         if not _inside.get() and not _a_record(self.dtype, value):
             _rules.check_setitem("numpy.ndarray.__setitem__", self.shape, key, value)
         super().__setitem__(key, value)
@@ -199,17 +199,28 @@ _PLAIN_OPERANDS = frozenset({CheckedArray, np.ndarray, type(None), *PY_SCALARS})
 
 
 # --- Python's operator protocol, as for a plain ndarray ------------------------------------------
-def _binary_operator(name: str, reflected: str) -> Callable[..., Any]:
+def _binary_operator(name: str, reflected: str, ufunc: np.ufunc | None) -> Callable[..., Any]:
     """``CheckedArray.<name>``: NumPy's operator, after the reflected operator of another
     ndarray subclass that has its own, as Python runs it first beside a plain ndarray
     (a subclass of ndarray is not a subclass of CheckedArray, so Python would not):
     ``np.array([[1, 2]]) * np.matrix([[1], [2]])`` is ``matrix.__rmul__``'s ``[[5]]``,
-    ``nd / masked`` is np.ma's."""
+    ``nd / masked`` is np.ma's. With nothing to decide (an operand of the same rank, a
+    Python scalar), NumPy's ``ufunc`` on the plain arrays at once: what NumPy's operator
+    does, without its way through ``__array_ufunc__``."""
     numpys = getattr(np.ndarray, name)
     base = getattr(np.ndarray, reflected)
+    # (== and != of structured arrays are not their ufuncs: NumPy's operator then)
+    records = name in ("__eq__", "__ne__")
 
     def operator(self: CheckedArray, other: Any, *mod: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         t = type(other)
+        if ufunc is not None and not _inside.get() and not (records and self.dtype.names):
+            if t is CheckedArray:
+                if other.ndim == self.ndim:
+                    return _new(ufunc, (self.view(np.ndarray), other.view(np.ndarray)))
+            elif t in PY_SCALARS or (t is np.ndarray and other.ndim == self.ndim):
+                return _new(ufunc, (self.view(np.ndarray), other))
         if t not in _PLAIN_OPERANDS and isinstance(other, np.ndarray) and \
                 not isinstance(other, CheckedArray):  # fmt: skip
             theirs = getattr(t, reflected, base)
@@ -233,8 +244,17 @@ _REFLECTED = {
     "__eq__": "__eq__", "__ne__": "__ne__", "__lt__": "__gt__", "__le__": "__ge__",
     "__gt__": "__lt__", "__ge__": "__le__",
 }  # fmt: skip
+#: the operators that are their ufunc's call (``**`` is not: NumPy squares for ``** 2``)
+_UFUNCS = {
+    "__add__": np.add, "__sub__": np.subtract, "__mul__": np.multiply,
+    "__truediv__": np.true_divide, "__floordiv__": np.floor_divide, "__mod__": np.remainder,
+    "__lshift__": np.left_shift, "__rshift__": np.right_shift, "__and__": np.bitwise_and,
+    "__xor__": np.bitwise_xor, "__or__": np.bitwise_or, "__eq__": np.equal,
+    "__ne__": np.not_equal, "__lt__": np.less, "__le__": np.less_equal, "__gt__": np.greater,
+    "__ge__": np.greater_equal,
+}  # fmt: skip
 for _name, _reflected in _REFLECTED.items():
-    setattr(CheckedArray, _name, _binary_operator(_name, _reflected))
+    setattr(CheckedArray, _name, _binary_operator(_name, _reflected, _UFUNCS.get(_name)))
 CheckedArray.__hash__ = None  # type: ignore[assignment]  # (as ndarray's: unhashable)
 
 
@@ -438,13 +458,17 @@ def _at_caller(call: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> A
     frame (``divide by zero`` at level 1, from its functions at level 2); without this,
     that frame would be this module's, and the warning's location, its once-per-line
     registry and its module filters strict_array's."""
-    frame = sys._getframe(1)
+    return _trampoline(sys._getframe(1))(call, args, kwargs)
+
+
+def _trampoline(frame: types.FrameType) -> Callable[..., Any]:
+    """The trampoline of the first frame outside this module, from ``frame`` out."""
     while frame.f_globals.get("__name__") == _THIS:
         back = frame.f_back
         if back is None:
             break
         frame = back
-    key = (frame.f_code, frame.f_lineno)
+    key = (frame.f_code, frame.f_lasti)  # (one line may hold several calls)
     trampoline = _TRAMPOLINES.get(key)
     if trampoline is None:
         if len(_TRAMPOLINES) > 4096:
@@ -452,7 +476,23 @@ def _at_caller(call: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> A
         code = _TEMPLATE.replace(co_filename=frame.f_code.co_filename,
                                  co_firstlineno=max(frame.f_lineno - 2, 1), co_name="<numpy>")  # fmt: skip
         trampoline = _TRAMPOLINES[key] = types.FunctionType(code, frame.f_globals)
-    return trampoline(call, args, kwargs)
+    return trampoline
+
+
+def _new(ufunc: np.ufunc, args: Any) -> Any:
+    """The hot path of a ufunc call with nothing to decide (an operator, ``np.add(x, y)``
+    on operands of one rank): ``ufunc(*args)`` at the caller's line (:func:`_at_caller`),
+    its new arrays checked and owning their data (:func:`_owned`), in one call."""
+    value = _trampoline(sys._getframe(2))(ufunc, args, _NO_KEYWORDS)
+    if type(value) is np.ndarray and value.base is None and value.itemsize and \
+            value.flags.owndata:  # fmt: skip
+        return value.view(CheckedArray).copy(order="K")
+    if type(value) is tuple:
+        return tuple(_owned(r) for r in value)
+    return _owned(value)
+
+
+_NO_KEYWORDS: dict[str, Any] = {}
 
 
 # --- switching it on for a whole process ---------------------------------------------------------
@@ -473,6 +513,7 @@ class _Patched:
         self._dispatched = hasattr(function, "_implementation")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         function = self.__wrapped__
         if _inside.get() or sys._getframe(1).f_globals.get("__name__", "").startswith(_PACKAGE):
             return function(*args, **kwargs)  # NumPy's internals, or strict_array's own code
@@ -515,6 +556,7 @@ def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[s
     come back checked, and a checked argument it gives back (its view, ``out=``) is that
     very argument. ``deep=False``: a function of data (``np.array``'s list of objects)
     converts its checked arguments only, not what their lists hold."""
+    __tracebackhide__ = True
     views: dict[int, Any] = {}
     if deep:
         plain_args = _plain(args, views)
@@ -579,6 +621,7 @@ class _NumPysOwn(_Patched):
     __slots__ = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         if _inside.get():
             return self.__wrapped__(*args, **kwargs)
         views: dict[int, Any] = {}
@@ -651,6 +694,7 @@ class _CheckedMethod:
         self._row = row
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         method = self.__wrapped__
         if _inside.get():
             return method(*args, **kwargs)
