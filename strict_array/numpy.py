@@ -188,12 +188,20 @@ class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
 
     def __setitem__(self, key: Any, value: Any) -> None:
         __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
-        if not _inside.get() and not _a_record(self.dtype, value):
+        t = type(value)
+        if t in PY_SCALARS:
+            pass  # (the common values: a scalar fills any region)
+        elif (t is CheckedArray or t is np.ndarray) and (
+            not value.ndim or (type(key) is int and value.ndim == self.ndim - 1)
+        ):
+            pass  # (a 0-d value, or a row into x[i]: nothing to decide)
+        elif not _inside.get() and not _a_record(self.dtype, value):
             _rules.check_setitem("numpy.ndarray.__setitem__", self.shape, key, value)
-        super().__setitem__(key, value)
+        _SETITEM(self, key, value)
 
 
 _ARRAYS = (CheckedArray, np.ndarray)
+_SETITEM = np.ndarray.__setitem__
 #: the operands that are never another library's array (NEP 13): no need to ask
 _PLAIN_OPERANDS = frozenset({CheckedArray, np.ndarray, type(None), *PY_SCALARS})
 
@@ -343,16 +351,27 @@ def _owned(value: Any) -> Any:
 
 def _plain(value: Any, views: dict[int, Any]) -> Any:
     """``value`` with each checked array in it (lists, tuples and dicts too) as its plain
-    view, remembered in ``views`` (by the view's id) to give the checked array back; a
-    container holding none is that very object (``shuffle`` of a list shuffles it)."""
+    view, remembered in ``views`` (by the view's id, with the view, kept alive while its
+    id is used) to give the checked array back; a container holding none is that very
+    object (``shuffle`` of a list shuffles it)."""
     t = type(value)
+    if t is CheckedArray:
+        view = value.view(np.ndarray)
+        views[id(view)] = (value, view)
+        return view
     if t is tuple or t is list:
         items: list[Any] | None = None
         for i, v in enumerate(value):
             tv = type(v)
             if tv is np.ndarray or tv in PY_SCALARS:
                 continue  # (the common items, at the cost of two tests)
-            p = _plain(v, views) if tv in _CONTAINERS or isinstance(v, CheckedArray) else v
+            if tv is CheckedArray:  # (the commonest, without a call)
+                p = v.view(np.ndarray)
+                views[id(p)] = (v, p)
+            elif tv in _CONTAINERS or isinstance(v, CheckedArray):
+                p = _plain(v, views)
+            else:
+                continue
             if p is not v:
                 if items is None:
                     items = list(value)
@@ -367,14 +386,9 @@ def _plain(value: Any, views: dict[int, Any]) -> Any:
                     changed = dict(value)
                 changed[k] = p
         return value if changed is None else changed
-    if isinstance(value, CheckedArray):
+    if isinstance(value, CheckedArray):  # (a subclass: the memmap's)
         view = value.view(np.ndarray)
-        views[id(view)] = value
-        keep = views.get(-1)  # (the views kept alive while their ids are used)
-        if keep is None:
-            views[-1] = [view]
-        else:
-            keep.append(view)
+        views[id(view)] = (value, view)
         return view
     return value
 
@@ -390,9 +404,9 @@ def _checked_results(value: Any, views: dict[int, Any], owned: bool = True,
     where ``owned``, owns its data as NumPy's did; named tuples and lists item by item."""
     t = type(value)
     if t is np.ndarray or t is np.memmap:
-        checked = views.get(id(value))
-        if checked is not None:
-            return checked
+        hit = views.get(id(value))
+        if hit is not None:
+            return hit[0]
         if _given(value, given):
             return value
         return _owned(value) if owned else value.view(CheckedArray)

@@ -142,3 +142,39 @@ def test_a_third_party_ufunc_is_named_by_its_module():
     with snp.checking(), xp.rank_promotion("raise"):
         with pytest.raises(xp.RankPromotionError, match=r"^scipy\.special\.eval_chebyt: "):
             special.eval_chebyt(np.ones((3, 1)), np.ones(3))
+
+
+# --- the audit's sites and the failures' lines, under the pytest option ---------------------
+_SUITE = '''
+import numpy as np
+from numpy.polynomial import chebyshev as C
+
+def test_numpys_own_promotion():
+    x = np.linspace(-1, 1, 20)
+    C.chebval(x, np.ones((3, 2)))
+
+def test_own_line():
+    x = np.ones((3, 1))
+    x - np.ones(3)
+
+def test_assertion():
+    np.testing.assert_allclose(np.ones(3), np.zeros(3))
+'''
+
+
+def test_the_audit_finds_sites_in_numpy_when_the_policy_names_it(tmp_path):
+    from conftest import run_user_tests
+
+    plain = run_user_tests(tmp_path, _SUITE, "--rank-promotion-numpy", "--rank-promotion=audit")
+    out = plain.stdout
+    # a site is one line; NumPy's own code is skipped: its promotions are at the test's line
+    assert "at 2 site(s)" in out and "test_user.py:7 in test_numpys_own_promotion" in out
+    assert "test_user.py:11 in test_own_line" in out and "_pytest" not in out
+    assert "chebyshev.py" not in out
+    named = run_user_tests(tmp_path, _SUITE, "--rank-promotion-numpy",
+                           "--rank-promotion-policy=audit,numpy=audit")  # fmt: skip
+    out = named.stdout
+    assert "numpy/polynomial/chebyshev.py:" in out and " in chebval" in out
+    assert "test_user.py:11 in test_own_line" in out and "test_user.py:7" not in out
+    # the failing assertion is reported at the test's line, not inside strict_array
+    assert "test_user.py:14: AssertionError" in out and "strict_array/numpy.py" not in out
