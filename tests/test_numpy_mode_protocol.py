@@ -145,7 +145,7 @@ def test_a_third_party_ufunc_is_named_by_its_module():
 
 
 # --- the audit's sites and the failures' lines, under the pytest option ---------------------
-_SUITE = '''
+_SUITE = """
 import numpy as np
 from numpy.polynomial import chebyshev as C
 
@@ -159,7 +159,7 @@ def test_own_line():
 
 def test_assertion():
     np.testing.assert_allclose(np.ones(3), np.zeros(3))
-'''
+"""
 
 
 def test_the_audit_finds_sites_in_numpy_when_the_policy_names_it(tmp_path):
