@@ -114,6 +114,14 @@ class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
         if method == "__call__" and not kwargs and not inside:
             if ufunc.signature is None:
                 # the common case: operands of one rank, or scalars, have nothing to decide
+                if len(inputs) == 1 and type(inputs[0]) is CheckedArray:
+                    return _new(ufunc, (inputs[0].view(np.ndarray),))
+                if len(inputs) == 2:  # (the pair, without the loop below)
+                    a, b = inputs
+                    if type(a) is CheckedArray and type(b) is CheckedArray and (
+                        a.ndim == b.ndim or not a.ndim or not b.ndim
+                    ):
+                        return _new(ufunc, (a.view(np.ndarray), b.view(np.ndarray)))
                 plain, rank = [], -1
                 for v in inputs:
                     t = type(v)
