@@ -118,8 +118,10 @@ class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
                     return _new(ufunc, (inputs[0].view(np.ndarray),))
                 if len(inputs) == 2:  # (the pair, without the loop below)
                     a, b = inputs
-                    if type(a) is CheckedArray and type(b) is CheckedArray and (
-                        a.ndim == b.ndim or not a.ndim or not b.ndim
+                    if (
+                        type(a) is CheckedArray
+                        and type(b) is CheckedArray
+                        and (a.ndim == b.ndim or not a.ndim or not b.ndim)
                     ):
                         return _new(ufunc, (a.view(np.ndarray), b.view(np.ndarray)))
                 plain, rank = [], -1
