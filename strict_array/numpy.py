@@ -469,7 +469,7 @@ _THIS = __name__
 _PACKAGE = __name__.rpartition(".")[0] + "."
 #: one function per call site, ``_t(_f, _a, _k)``: ``_f(*_a, **_k)`` with the site's
 #: globals, file and line
-_TRAMPOLINES: dict[tuple[Any, int], Callable[..., Any]] = {}
+_TRAMPOLINES: dict[tuple[int, int], tuple[types.CodeType, Callable[..., Any]]] = {}
 _TEMPLATE: types.CodeType = compile(
     "def _t(_f, _a, _k):\n    __tracebackhide__ = True\n    return _f(*_a, **_k)\n",
     "<strict_array>", "exec",
@@ -492,15 +492,19 @@ def _trampoline(frame: types.FrameType) -> Callable[..., Any]:
         if back is None:
             break
         frame = back
-    key = (frame.f_code, frame.f_lasti)  # (one line may hold several calls)
-    trampoline = _TRAMPOLINES.get(key)
-    if trampoline is None:
+    # by the code's id, not the code (hashing a code object hashes its bytecode and its
+    # constants, nested functions' code included: tens of µs for a test module's); the
+    # code kept in the entry, so that its id is not another's while cached
+    code = frame.f_code
+    key = (id(code), frame.f_lasti)  # (one line may hold several calls)
+    entry = _TRAMPOLINES.get(key)
+    if entry is None or entry[0] is not code:
         if len(_TRAMPOLINES) > 4096:
             _TRAMPOLINES.clear()
-        code = _TEMPLATE.replace(co_filename=frame.f_code.co_filename,
-                                 co_firstlineno=max(frame.f_lineno - 2, 1), co_name="<numpy>")  # fmt: skip
-        trampoline = _TRAMPOLINES[key] = types.FunctionType(code, frame.f_globals)
-    return trampoline
+        at = _TEMPLATE.replace(co_filename=code.co_filename,
+                               co_firstlineno=max(frame.f_lineno - 2, 1), co_name="<numpy>")  # fmt: skip
+        entry = _TRAMPOLINES[key] = (code, types.FunctionType(at, frame.f_globals))
+    return entry[1]
 
 
 def _new(ufunc: np.ufunc, args: Any) -> Any:
