@@ -211,6 +211,7 @@ class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
 
 
 _ARRAYS = (CheckedArray, np.ndarray)
+_NUMBERS = frozenset("biufc")
 _SETITEM = np.ndarray.__setitem__
 #: the operands that are never another library's array (NEP 13): no need to ask
 _PLAIN_OPERANDS = frozenset({CheckedArray, np.ndarray, type(None), *PY_SCALARS})
@@ -227,13 +228,20 @@ def _binary_operator(name: str, reflected: str, ufunc: np.ufunc | None) -> Calla
     does, without its way through ``__array_ufunc__``."""
     numpys = getattr(np.ndarray, name)
     base = getattr(np.ndarray, reflected)
-    # (== and != of structured arrays are not their ufuncs: NumPy's operator then)
-    records = name in ("__eq__", "__ne__")
+    # (== and != are their ufuncs for numbers only: voids, records, strings and objects
+    # have NumPy's own comparison, or its fallback where the ufunc has no loop)
+    comparison = name in ("__eq__", "__ne__")
 
     def operator(self: CheckedArray, other: Any, *mod: Any) -> Any:
         __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         t = type(other)
-        if ufunc is not None and not _inside.get() and not (records and self.dtype.names):
+        fast = not _inside.get()
+        if fast and comparison:
+            fast = self.dtype.kind in _NUMBERS and (
+                t in PY_SCALARS
+                or ((t is CheckedArray or t is np.ndarray) and other.dtype.kind in _NUMBERS)
+            )
+        if fast and ufunc is not None:
             if t is CheckedArray:
                 if other.ndim == self.ndim:
                     return _new(ufunc, (self.view(np.ndarray), other.view(np.ndarray)))

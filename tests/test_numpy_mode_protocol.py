@@ -178,3 +178,16 @@ def test_the_audit_finds_sites_in_numpy_when_the_policy_names_it(tmp_path):
     assert "test_user.py:11 in test_own_line" in out and "test_user.py:7" not in out
     # the failing assertion is reported at the test's line, not inside strict_array
     assert "test_user.py:14: AssertionError" in out and "strict_array/numpy.py" not in out
+
+
+def test_comparisons_of_voids_strings_and_objects_are_numpys():
+    # == and != are NumPy's own comparison for these dtypes, not the ufunc (which has no
+    # loop for unstructured voids): NumPy's test_compare_unstructured_voids
+    cases = [(np.zeros(3, "V3"), np.zeros(3, "V3")), (np.array(["a", "b"]), "a"),
+             (np.array(["a"]), 1), (np.array([None, 1], dtype=object), None)]  # fmt: skip
+    want = [(a == b, a != b) for a, b in cases]
+    with snp.checking():
+        got = [(snp.asarray(a) == b, snp.asarray(a) != b) for a, b in cases]
+    for (eq, ne), (ceq, cne) in zip(want, got):
+        np.testing.assert_array_equal(ceq, eq)
+        np.testing.assert_array_equal(cne, ne)
