@@ -270,14 +270,15 @@ _REFLECTED = {
     "__eq__": "__eq__", "__ne__": "__ne__", "__lt__": "__gt__", "__le__": "__ge__",
     "__gt__": "__lt__", "__ge__": "__le__",
 }  # fmt: skip
-#: the operators that are their ufunc's call (``**`` is not: NumPy squares for ``** 2``)
+#: the operators that are their ufunc's call (``**`` is not: NumPy squares for ``** 2``);
+#: their operands of one rank have nothing to decide, matmul's included (one batch rank)
 _UFUNCS = {
     "__add__": np.add, "__sub__": np.subtract, "__mul__": np.multiply,
     "__truediv__": np.true_divide, "__floordiv__": np.floor_divide, "__mod__": np.remainder,
     "__lshift__": np.left_shift, "__rshift__": np.right_shift, "__and__": np.bitwise_and,
     "__xor__": np.bitwise_xor, "__or__": np.bitwise_or, "__eq__": np.equal,
     "__ne__": np.not_equal, "__lt__": np.less, "__le__": np.less_equal, "__gt__": np.greater,
-    "__ge__": np.greater_equal,
+    "__ge__": np.greater_equal, "__matmul__": np.matmul,  # (operands of one rank: one batch)
 }  # fmt: skip
 for _name, _reflected in _REFLECTED.items():
     setattr(CheckedArray, _name, _binary_operator(_name, _reflected, _UFUNCS.get(_name)))
