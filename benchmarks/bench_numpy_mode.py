@@ -97,7 +97,9 @@ CASES = [
 
 
 def main() -> None:
-    args = small_array_arguments(__doc__)
+    args = small_array_arguments(
+        __doc__, "each contender's least block of its --repeats, in the process's CPU time"
+    )
     rng = np.random.default_rng(0)
     n = args.size
     data = {"x": rng.random((n, n)), "y": rng.random((n, n)), "v": rng.random((1, n)),
