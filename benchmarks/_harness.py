@@ -243,9 +243,10 @@ def verdict(ok: bool | None) -> str:
     return "-" if ok is None else ("ok" if ok else "MISS")
 
 
-def small_array_arguments(doc: str) -> Any:
+def small_array_arguments(doc: str, statistic: str | None = None) -> Any:
     """The command line of a per-call benchmark on small arrays (``--repeats``,
-    ``--groups``, ``--size``), parsed, with the run's header printed."""
+    ``--groups``, ``--size``), parsed, with the run's header printed (``statistic``: what
+    the benchmark reports, where not the min of medians)."""
     import argparse
 
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
@@ -255,5 +256,7 @@ def small_array_arguments(doc: str) -> Any:
     args = p.parse_args()
     print(doc.split("\n")[0])
     print(environment())
-    print(f"statistic: medians in the quietest of {args.groups} groups of {args.repeats}\n")
+    if statistic is None:
+        statistic = f"medians in the quietest of {args.groups} groups of {args.repeats}"
+    print(f"statistic: {statistic}\n")
     return args

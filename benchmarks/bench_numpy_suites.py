@@ -4,14 +4,16 @@ against checked.
 Run: ``python benchmarks/bench_numpy_suites.py --python VENV/bin/python [--numpy | --packages
 ...] [--repeats 2] [--out DIR]``.
 
-``--numpy`` runs NumPy's own suites: ``numpy.lib.tests``, ``numpy.linalg.tests``,
+By default, every suite: NumPy's own (``numpy.fft.tests``, ``numpy.ma.tests``,
+``numpy.polynomial.tests``, ``numpy.lib.tests``, ``numpy.linalg.tests``,
 ``numpy._core.tests.test_numeric``, ``numpy._core.tests.test_umath`` and
-``numpy.random.tests`` (about 8 minutes). By default, NumPy-only packages whose tests
-ship in their wheels: numpy-financial, emcee, PyWavelets and opt_einsum (dependencies:
-NumPy and pure Python):
+``numpy.random.tests``), then NumPy-based packages whose tests ship in their wheels:
+numdifftools (NumPy and SciPy; its test collection imports matplotlib), numpy-financial
+and opt_einsum (NumPy and pure Python). ``--numpy`` runs NumPy's only, ``--packages``
+the suites named (import names: also ``emcee``, ``pywt``)::
 
     python -m venv VENV
-    VENV/bin/pip install numpy pytest hypothesis numpy-financial emcee pywavelets opt-einsum
+    VENV/bin/pip install numpy pytest hypothesis numdifftools matplotlib numpy-financial opt-einsum
     VENV/bin/pip install --no-deps -e .
 
 ``--python`` is the interpreter of an environment holding the packages, pytest and
@@ -24,19 +26,23 @@ Each suite runs in these ways, ``--repeats`` rounds interleaved with a rotating 
 - ``plain``: the suite as it ships;
 - ``allow``: ``--rank-promotion-numpy --rank-promotion=allow``, every array NumPy makes
   is checked and every promotion allowed: every test must have its plain outcome (the
-  mode checks, it never computes differently), except the tests listed, each with its
-  reason, in ``docs/numpy-code.md`` (``--exceptions``): tests that assert that an array's
-  type is exactly ``numpy.ndarray``;
-- ``audit`` (not with ``--numpy``): ``--rank-promotion=audit``, every promotion
-  recorded by call site (``--rank-promotion-report=PATH`` where the plugin has it).
+  mode checks, it never computes differently; a hypothesis deadline missed is a test
+  failed), except the tests listed, each with its reason, in ``docs/numpy-code.md``
+  (``--exceptions``): tests that assert that an array's type is exactly
+  ``numpy.ndarray``;
+- ``audit`` (not for NumPy's own suites): ``--rank-promotion=audit``, every promotion
+  recorded by its site (``--rank-promotion-report=PATH``).
 
-Reported per suite: the counts of each run, the wall time of the subprocess (interpreter
-start and collection included) and the slowdown against ``plain`` (the quietest round,
-taken jointly: ``_harness.min_of_medians``); then, test by test (from the junit XML), each
-test whose outcome differs from plain: listed (an exact-type assertion) or NOT LISTED,
-and each listed test that no longer differs. The exit status is 1 if a test differs
-that is not listed. Saved in ``--out``: each run's pytest output and junit XML (the last
-round's), and for the audit its table gathered per (call site, operation).
+Reported per suite: the counts of each run, the wall time and the CPU time of the
+subprocess (interpreter start and collection included), each against ``plain`` (the
+quietest round, taken jointly: ``_harness.min_of_medians``), and whether the CPU time is
+within 1.5x of plain's (the CPU time: on a machine other jobs keep busy, the wall time
+counts their time too); then, test by
+test (from the junit XML), each test whose outcome differs from plain: listed (an
+exact-type assertion) or NOT LISTED, and each listed test that no longer differs. The
+exit status is 1 if a test differs that is not listed. Saved in ``--out``: each run's
+pytest output and junit XML (the last round's), and for the audit its sites gathered per
+(site, operation).
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -56,13 +63,17 @@ from typing import Any
 
 from _harness import fmt_time, min_of_medians, table, verdict
 
-#: the import names of the default suites (PyPI: numpy-financial, emcee, PyWavelets, opt-einsum)
-PACKAGES = ("numpy_financial", "emcee", "pywt", "opt_einsum")
-#: NumPy's own suites (``--numpy``)
+#: NumPy-based packages whose wheels ship their tests (PyPI: numdifftools,
+#: numpy-financial, opt-einsum; emcee and pywt, PyWavelets, run with ``--packages``)
+PACKAGES = ("numdifftools", "numpy_financial", "opt_einsum")
+#: NumPy's own suites
 NUMPY_SUITES = (
-    "numpy.lib.tests", "numpy.linalg.tests", "numpy._core.tests.test_numeric",
-    "numpy._core.tests.test_umath", "numpy.random.tests",
+    "numpy.fft.tests", "numpy.ma.tests", "numpy.polynomial.tests", "numpy.lib.tests",
+    "numpy.linalg.tests", "numpy._core.tests.test_numeric", "numpy._core.tests.test_umath",
+    "numpy.random.tests",
 )  # fmt: skip
+#: the slowdown every suite must stay within (wall time of the allow run against plain)
+MAX_SLOWDOWN = 1.5
 #: the page whose table lists the tests allowed to differ, with their reasons
 EXCEPTIONS_PAGE = Path(__file__).parents[1] / "docs" / "numpy-code.md"
 #: a row of that table: | `suite` | `test id` | reason |
@@ -76,13 +87,6 @@ COUNTED = ("passed", "failed", "skipped", "errors", "xfailed", "xpassed")
 #: pytest's closing line, "== 12 passed, 1 skipped, 3 warnings in 4.56s =="
 _SUMMARY = re.compile(r"^=*\s*(?P<body>(?:\d+ \w+(?:, )?)+) in [\d.]+s")
 _COUNT = re.compile(r"(\d+) (\w+)")
-#: one row of the audit table of strict_array's AuditReport
-_AUDIT_HEAD = re.compile(r"^strict_array audit: (\d+) rank promotion\(s\) at (\d+) site\(s\)")
-#: (a first column may mark outer operations)
-_AUDIT_ROW = re.compile(
-    r"^\s*(?:(?P<outer>[^\d\s]\S*)\s+)?(?P<count>\d+)\s+(?P<site>\S+):(?P<line>\d+)\s+"
-    r"(?P<function>\S+)\s+(?P<operation>\S+(?: \([^)]*\))?)\s+(?P<shapes>\(.*\) & \(.*\))\s*$"
-)
 
 
 @dataclass
@@ -136,30 +140,16 @@ def summary_counts(output: str) -> dict[str, int]:
     raise RuntimeError("no pytest summary line in the output:\n" + output[-2000:])
 
 
-def audit_sites(output: str) -> tuple[int, list[dict[str, Any]]]:
-    """The promotions and the site rows of the audit table printed at the end of a run."""
-    total, rows, inside = 0, [], False
-    for line in output.splitlines():
-        head = _AUDIT_HEAD.match(line)
-        if head:
-            total, inside = int(head[1]), True
-            continue
-        if inside:
-            row = _AUDIT_ROW.match(line)
-            if row:
-                rows.append({
-                    "site": f"{row['site']}:{row['line']}", "function": row["function"],
-                    "operation": row["operation"], "shapes": row["shapes"],
-                    "count": int(row["count"]),
-                })  # fmt: skip
-            elif line.strip() and not line.lstrip().startswith(("count", "outer", "-")):
-                inside = False
-    return total, rows
+def _children_cpu() -> float:
+    """The CPU time (user and system) of this process's finished children so far: a
+    suite's own, whatever else runs on the machine (its wall time counts that too)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def report_sites(path: str) -> tuple[int, list[dict[str, Any]]]:
-    """The promotions and sites of the plugin's JSON report, as :func:`audit_sites` gives
-    them (the report names each site by its full path)."""
+    """The promotions and the kinds of promotion of the plugin's JSON report, each with
+    its site (the report names each site by its full path)."""
     with open(path) as f:
         report = json.load(f)
     rows = [
@@ -246,7 +236,7 @@ def main() -> None:
         help="the page listing the tests allowed to differ (docs/numpy-code.md)",
     )
     args = p.parse_args()
-    packages = args.packages or list(NUMPY_SUITES if args.numpy else PACKAGES)
+    packages = args.packages or list(NUMPY_SUITES if args.numpy else NUMPY_SUITES + PACKAGES)
 
     out_dir = os.path.abspath(args.out)
     os.makedirs(out_dir, exist_ok=True)
@@ -254,11 +244,12 @@ def main() -> None:
     help_text = pytest_help(args.python, cwd)
     if NUMPY_MODE[0] not in help_text:
         sys.exit(f"{args.python}: pytest has no {NUMPY_MODE[0]} (is strict_array installed?)")
-    has_report = REPORT_OPTION in help_text
+    if REPORT_OPTION not in help_text:
+        sys.exit(f"{args.python}: pytest has no {REPORT_OPTION} (strict_array too old)")
     allowed = listed_exceptions(Path(args.exceptions))
 
     print(__doc__.split("\n")[0])
-    print(versions(args.python, [] if args.numpy else packages, cwd))
+    print(versions(args.python, [p for p in packages if p not in NUMPY_SUITES], cwd))
     try:
         load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     except OSError:
@@ -273,11 +264,9 @@ def main() -> None:
     unlisted = 0
     for package in packages:
         report_path = os.path.join(out_dir, f"{package}.report.json")
-        audit_options = (*NUMPY_MODE, "--rank-promotion=audit")
-        if has_report:
-            audit_options += (f"{REPORT_OPTION}={report_path}",)
+        audit_options = (*NUMPY_MODE, "--rank-promotion=audit", f"{REPORT_OPTION}={report_path}")
         runs = [Run("plain", ()), Run("allow", (*NUMPY_MODE, "--rank-promotion=allow"))]
-        if not args.numpy:
+        if package not in NUMPY_SUITES:
             runs.append(Run("audit", audit_options))
 
         def runner(run: Run, package: str = package) -> Any:
@@ -297,13 +286,16 @@ def main() -> None:
             return go
 
         samples: dict[str, list[float]] = {run.name: [] for run in runs}
+        cpu_samples: dict[str, list[float]] = {run.name: [] for run in runs}
         for r in range(args.repeats):
             order = runs[r % len(runs) :] + runs[: r % len(runs)]
             for run in order:
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), _children_cpu()
                 runner(run)()
                 samples[run.name].append(time.perf_counter() - t0)
+                cpu_samples[run.name].append(_children_cpu() - c0)
         times = min_of_medians(samples, args.repeats)
+        cpu = min_of_medians(cpu_samples, args.repeats)
         plain = outcomes(runs[0].junit)
         for run in runs:
             first = run.counts[0]
@@ -330,26 +322,39 @@ def main() -> None:
                 *(str(first[k]) for k in ("passed", "failed", "skipped", "errors")),
                 "" if steady else "varies",
                 fmt_time(times[run.name]), f"{times[run.name] / times['plain']:.2f}x",
+                fmt_time(cpu[run.name]), f"{cpu[run.name] / cpu['plain']:.2f}x",
+                verdict(None if run.name != "allow" else
+                        cpu[run.name] <= MAX_SLOWDOWN * cpu["plain"]),
                 verdict(same),
             ])  # fmt: skip
 
-        if args.numpy:
+        if package in NUMPY_SUITES:
             continue
-        if has_report and os.path.exists(report_path):
-            total, sites = report_sites(report_path)
-        else:
-            total, sites = audit_sites(runs[2].log)
+        total, sites = report_sites(report_path) if os.path.exists(report_path) else (0, [])
         pairs = by_operation(sites)
         with open(os.path.join(out_dir, f"{package}.audit.json"), "w") as f:
             json.dump({"package": package, "promotions": total, "sites": pairs}, f, indent=1)
         audits.append([
             package, str(total), str(len(sites)), str(len(pairs)),
             str(len({p["site"] for p in pairs})),
-            "yes" if has_report and os.path.exists(report_path) else "-",
+            "yes" if os.path.exists(report_path) else "-",
         ])  # fmt: skip
 
     headers = ["suite", "run", "passed", "failed", "skipped", "errors", "rounds", "time"]
-    print(table([*headers, "vs plain", "outcomes = plain"], rows, "llrrrrlrrl"))
+    print(
+        table(
+            [
+                *headers,
+                "vs plain",
+                "CPU time",
+                "vs plain",
+                f"<= {MAX_SLOWDOWN}x",
+                "outcomes = plain",
+            ],
+            rows,
+            "llrrrrlrrrrll",
+        )
+    )
     if audits:
         print()
         headers = ["package", "promotions", "(site, shapes)", "(site, operation)", "lines"]

@@ -51,8 +51,10 @@ class PromotionSite:
 class AuditReport:
     """Rank promotions recorded by :func:`strict_array.audit`, counted per call site.
 
-    A call site is the first frame outside ``strict_array``. Print the report
-    for a table sorted by count.
+    A site is one line of code: that of the first frame of code under audit outside
+    ``strict_array`` (see :mod:`strict_array._caller`); each of its kinds of promotion
+    (operation and shapes) is counted apart. Print the report for a table of the sites,
+    each with its operations and shapes under it.
 
     Attributes
     ----------
@@ -94,8 +96,8 @@ class AuditReport:
             self.counts.update(other.counts)
 
     def __len__(self) -> int:
-        """Number of distinct sites."""
-        return len(self.counts)
+        """Number of sites: distinct lines of code."""
+        return len({(kind.filename, kind.lineno) for kind in self.counts})
 
     @property
     def total(self) -> int:
@@ -210,21 +212,30 @@ class AuditReport:
             report.counts[site_] += count
         return report
 
+    def sites(self) -> list[tuple[tuple[str, int, str], list[tuple[PromotionSite, int]]]]:
+        """The sites, each one line of code, ``(filename, lineno, function)``, with the
+        promotions recorded there (operation and shapes, as :meth:`most_common` gives
+        them): lines with an outer-product-like promotion first, then the busiest."""
+        lines: dict[tuple[str, int, str], list[tuple[PromotionSite, int]]] = {}
+        for kind, n in self.most_common():
+            lines.setdefault((kind.filename, kind.lineno, kind.function), []).append((kind, n))
+        return sorted(
+            lines.items(),
+            key=lambda kv: (not kv[1][0][0].outer, -sum(n for _, n in kv[1]), kv[0]),
+        )
+
     def __str__(self) -> str:
         if not self.counts:
             return "strict_array audit: no rank promotions."
-        rows = [
-            (
-                "yes" if site.outer else "",
-                str(n),
-                f"{_short(site.filename)}:{site.lineno}",
-                site.function,
-                site.operation,
-                f"{site.shapes[0]} & {site.shapes[1]}",
-            )
-            for site, n in self.most_common()
-        ]
-        header = ("outer", "count", "call site", "function", "operation", "shapes")
+        rows: list[tuple[str, str, str]] = []
+        for (filename, lineno, function), kinds in self.sites():
+            outer = "yes" if kinds[0][0].outer else ""
+            rows.append((outer, str(sum(n for _, n in kinds)),
+                         f"{_short(filename)}:{lineno} in {function}"))  # fmt: skip
+            rows += [("yes" if kind.outer else "", str(n),
+                      f"  {kind.operation}  {kind.shapes[0]} & {kind.shapes[1]}")
+                     for kind, n in kinds]  # fmt: skip
+        header = ("outer", "count", "site (line of code), its operations and shapes")
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         lines = [
             f"strict_array audit: {self.total} rank promotion(s) at {len(self)} site(s)",
@@ -232,10 +243,10 @@ class AuditReport:
             "  ".join("-" * w for w in widths),
         ]
         lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
-        outer = sum(1 for site in self.counts if site.outer)
-        if outer:
+        outer_sites = sum(1 for _, kinds in self.sites() if kinds[0][0].outer)
+        if outer_sites:
             lines.append(
-                f"outer: {outer} site(s), listed first, make a result larger than both "
+                f"outer: {outer_sites} site(s), listed first, make a result larger than both "
                 "operands, as an outer product does ((n, 1) - (n,) is (n, n)): the "
                 "likeliest bugs."
             )

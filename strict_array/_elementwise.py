@@ -34,7 +34,7 @@ from ._broadcasting import broadcast_shapes, check_scalar_dimensions
 from ._dtypes import ACCEPTED_IDS as _ACCEPTED_IDS
 from ._dtypes import FUNCTION_CATEGORIES, check_category
 from ._errors import ARRAY, ARRAY_OR_SCALAR, refuse_operand
-from ._typing import Scalar, is_scalar
+from ._typing import PY_SCALARS, Scalar
 
 ArrayOrScalar = Array | Scalar
 
@@ -447,7 +447,7 @@ def inplace_operator(
 def general_inplace(op: str, x: Array, other: Any, compute: Callable[[Array, Any], Array]) -> Array:
     """The general path of an in-place operator: ``compute(x, other)``, then stored into
     ``x`` keeping its shape and dtype (:func:`assign_inplace`)."""
-    if isinstance(other, np.ndarray):  # NumPy's in-place operator: its ufunc into x
+    if isinstance(other, (np.ndarray, np.generic)):  # NumPy's operator: its ufunc into x
         numpy = getattr(np, op)
         numpy(x, other, out=(x,))
         return x
@@ -464,14 +464,16 @@ def general_inplace(op: str, x: Array, other: Any, compute: Callable[[Array, Any
 def _foreign(op: str, other: Any) -> bool:
     """Whether an operator should leave ``other`` to its own type (NotImplemented).
 
-    Python and NumPy scalars are ours. A NumPy array is NumPy's: its reflected operator
-    runs NumPy's ufunc, which comes back through NEP 13 with NumPy's meaning (section 7),
-    so that ``x * nd`` and ``nd * x`` agree. Another backend's raw array is refused with
-    the fix; anything else is foreign.
+    Python scalars are ours. A NumPy array or a NumPy scalar is NumPy's: its reflected
+    operator runs NumPy's ufunc, which comes back through NEP 13 with NumPy's meaning
+    (section 7: ``f32 * np.float64(2.0)`` is float64, as ``np.float64(2.0) * f32`` is),
+    so that ``x * nd`` and ``nd * x`` agree. (The namespace's functions take a NumPy
+    scalar as the Python scalar it holds: :func:`~strict_array._typing.is_scalar`.)
+    Another backend's raw array is refused with the fix; anything else is foreign.
     """
-    if is_scalar(other):
+    if type(other) in PY_SCALARS:
         return False
-    if isinstance(other, np.ndarray):
+    if isinstance(other, (np.ndarray, np.generic)):
         return True
     if device_of_native(other) is not None:
         refuse_operand(op, other)

@@ -406,8 +406,8 @@ def _decide(p: Promotion) -> None:
     policy = _local.get() or _process[0]
     frame: FrameType | None = None
     level = 0
-    if policy.packages:
-        frame, level = caller()
+    if policy.packages:  # (the search stops in a package the policy names, NumPy's too)
+        frame, level = caller(policy.packages)
         mode = policy.mode_for(frame.f_globals.get("__name__", "") if frame else "")
     else:
         mode = policy.default
@@ -417,7 +417,7 @@ def _decide(p: Promotion) -> None:
     if baseline is not None and mode in ("raise", "warn"):
         # a known site (the baseline) is let through and recorded; a new one is not
         if frame is None:
-            frame, level = caller()
+            frame, level = caller(policy.packages)
         if baseline.admits(frame, p.op, p.shape1, p.shape2):
             mode, report = "audit", baseline.report
     if mode == "raise":
@@ -427,7 +427,7 @@ def _decide(p: Promotion) -> None:
     if mode == "allow":
         return
     if frame is None:
-        frame, level = caller()
+        frame, level = caller(policy.packages)
     if mode == "audit":
         outer = stretches_both(p.kind, p.shape1, p.shape2, p.core)
         report.record(p.op, p.shape1, p.shape2, frame, outer=outer)

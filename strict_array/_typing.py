@@ -22,9 +22,10 @@ PY_SCALARS: frozenset[type] = frozenset({bool, int, float, complex})
 
 
 def is_scalar(value: object) -> bool:
-    """Whether ``value`` is a scalar operand: a Python scalar, or a NumPy scalar of a
-    number or a bool, which counts as the Python scalar it holds (``np.float64(2) * x``
-    is ``2.0 * x``: weakly typed, broadcasting freely).
+    """Whether ``value`` is a scalar operand of the namespace's functions: a Python
+    scalar, or a NumPy scalar of a number or a bool, which counts as the Python scalar it
+    holds (``xp.multiply(np.float64(2), x)`` is ``xp.multiply(2.0, x)``: weakly typed,
+    broadcasting freely). An operator leaves a NumPy scalar to NumPy (section 7).
 
     The one place this rule is written; :func:`python_scalar` converts.
     """

@@ -36,6 +36,8 @@ strict_array.RankPromotionError: numpy.subtract: operands of shapes (3, 1) and (
 from __future__ import annotations
 
 import contextlib
+import copy
+import copyreg
 import functools
 import inspect
 import sys
@@ -43,7 +45,7 @@ import threading
 import types
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import Any, cast
+from typing import Any, SupportsIndex, cast
 
 import numpy as np
 
@@ -61,60 +63,100 @@ __all__ = [
 _inside: ContextVar[bool] = ContextVar("strict_array_inside_numpy", default=False)
 
 
-class CheckedArray(np.ndarray):
+class _NumPyNamed(type):
+    """The metaclass of the checked array classes: each stands for one of NumPy's
+    classes (``_stands_for``), under whose name and module it reports itself, and as
+    which it is pickled (copyreg, below), so that a pickle of anything made under the
+    mode (a masked array names its data's class) loads where strict_array is not."""
+
+    _stands_for: type
+
+
+def _pickled_class(cls: _NumPyNamed) -> tuple[Any, tuple[type]]:
+    # (copy.copy of a class is that class: a reduction NumPy's pickles can always load)
+    return (copy.copy, (cls._stands_for,))
+
+
+copyreg.pickle(_NumPyNamed, _pickled_class)  # type: ignore[arg-type]
+
+
+class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
     """A NumPy array whose operations follow strict_array's rank rules.
 
     Make one with :func:`asarray` (a view, no copy) or let :func:`checking` make
     NumPy's own functions return them. Every value is NumPy's: the checks only decide
     whether an operation between arrays of different ranks may happen.
+
+    It reports itself as NumPy's (``numpy.ndarray`` to ``repr(type(x))``, ``array(...)``
+    to ``repr(x)``, ``masked_array(...)`` inside a masked array), and pickles as a plain
+    NumPy array: a pickle loads where strict_array is not, as a plain array (NumPy's
+    unpickling functions are not replaced: NumPy's C code pickles plain arrays by them).
     """
 
     # NumPy's, to the libraries that pick an array's backend from the top-level module of
-    # its type (opt_einsum, autoray: "numpy.…"): a checked array is a NumPy array to them.
-    # Pickles name _restore instead of the class (see __reduce__).
+    # its type (opt_einsum, autoray: "numpy.…"), to reprs (NumPy's array printing and
+    # np.ma's read the class's __name__: "array(", "masked_array(") and to pickles.
     __module__ = "numpy"
+    _stands_for: type = np.ndarray
 
-    def __reduce__(self) -> tuple[Any, tuple[np.ndarray]]:
-        return (_restore, (self.view(np.ndarray),))
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+        # NumPy's own pickle of the plain array (protocol 5 without a copy)
+        return self.view(type(self)._stands_for).__reduce_ex__(protocol)
+
+    def __reduce__(self) -> Any:
+        return self.view(type(self)._stands_for).__reduce__()
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         if type(ufunc) is not np.ufunc:  # (a direct call with other arguments: NumPy's error)
             return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
         inside = _inside.get()
-        if method == "__call__" and not kwargs and not inside and ufunc.nin == 2 and \
-                ufunc.signature is not None:  # fmt: skip
-            a, b = inputs  # matmul, vecdot, ...: stacks of one rank have nothing to decide,
-            # nor matrices and vectors (no batch axes)
-            if (
-                type(a) in _ARRAYS
-                and type(b) in _ARRAYS
-                and (a.ndim == b.ndim >= 2 or (ufunc is np.matmul and a.ndim <= 2 and b.ndim <= 2))
-            ):
-                return _owned(_at_caller(ufunc, (a.view(np.ndarray), b.view(np.ndarray)), {}))
-        if method == "__call__" and not kwargs and not inside and ufunc.signature is None:
-            # the common case: operands of one rank, or scalars, have nothing to decide
-            plain, rank = [], -1
-            for v in inputs:
-                t = type(v)
-                if t is CheckedArray:
-                    n = v.ndim
-                    v = v.view(np.ndarray)
-                elif t is np.ndarray:
-                    n = v.ndim
-                elif t in PY_SCALARS:
-                    n = 0
-                else:
-                    break
-                if n and n != rank:
-                    if rank >= 0:
+        if method == "__call__" and not kwargs and not inside:
+            if ufunc.signature is None:
+                # the common case: operands of one rank, or scalars, have nothing to decide
+                if len(inputs) == 1 and type(inputs[0]) is CheckedArray:
+                    return _new(ufunc, (inputs[0].view(np.ndarray),))
+                if len(inputs) == 2:  # (the pair, without the loop below)
+                    a, b = inputs
+                    if (
+                        type(a) is CheckedArray
+                        and type(b) is CheckedArray
+                        and (a.ndim == b.ndim or not a.ndim or not b.ndim)
+                    ):
+                        return _new(ufunc, (a.view(np.ndarray), b.view(np.ndarray)))
+                plain, rank = [], -1
+                for v in inputs:
+                    t = type(v)
+                    if t is CheckedArray:
+                        n = v.ndim
+                        v = v.view(np.ndarray)
+                    elif t is np.ndarray:
+                        n = v.ndim
+                    elif t in PY_SCALARS:
+                        n = 0
+                    else:
                         break
-                    rank = n
-                plain.append(v)
-            else:
-                result = _at_caller(ufunc, plain, {})
-                if type(result) is tuple:
-                    return tuple(_owned(r) for r in result)
-                return _owned(result)
+                    if n and n != rank:
+                        if rank >= 0:
+                            break
+                        rank = n
+                    plain.append(v)
+                else:
+                    return _new(ufunc, plain)
+            elif ufunc.nin == 2:
+                a, b = inputs  # matmul, vecdot, ...: loop axes of one rank have nothing to
+                # decide, nor matmul's matrices and vectors (no loop axes)
+                cores = _rules.gufunc_cores(ufunc.signature)
+                if (
+                    type(a) in _ARRAYS
+                    and type(b) in _ARRAYS
+                    and (
+                        a.ndim <= 2 and b.ndim <= 2 and ufunc is np.matmul
+                        if cores is None
+                        else a.ndim - cores[0] == b.ndim - cores[1] >= 0
+                    )
+                ):
+                    return _new(ufunc, (a.view(np.ndarray), b.view(np.ndarray)))
         if (
             method == "reduce"
             and not inside
@@ -149,19 +191,98 @@ class CheckedArray(np.ndarray):
         return _checked_results(results, views, owned=not inside)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         if any(not issubclass(t, np.ndarray) for t in types):
             return NotImplemented  # another array type (a strict_array.Array, ...) decides
         return _checked_call(func, row_of(func), args, kwargs)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if not _inside.get() and not _a_record(self.dtype, value):
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
+        t = type(value)
+        if t in PY_SCALARS:
+            pass  # (the common values: a scalar fills any region)
+        elif (t is CheckedArray or t is np.ndarray) and (
+            not value.ndim or (type(key) is int and value.ndim == self.ndim - 1)
+        ):
+            pass  # (a 0-d value, or a row into x[i]: nothing to decide)
+        elif not _inside.get() and not _a_record(self.dtype, value):
             _rules.check_setitem("numpy.ndarray.__setitem__", self.shape, key, value)
-        super().__setitem__(key, value)
+        _SETITEM(self, key, value)
 
 
 _ARRAYS = (CheckedArray, np.ndarray)
+_NUMBERS = frozenset("biufc")
+_SETITEM = np.ndarray.__setitem__
 #: the operands that are never another library's array (NEP 13): no need to ask
 _PLAIN_OPERANDS = frozenset({CheckedArray, np.ndarray, type(None), *PY_SCALARS})
+
+
+# --- Python's operator protocol, as for a plain ndarray ------------------------------------------
+def _binary_operator(name: str, reflected: str, ufunc: np.ufunc | None) -> Callable[..., Any]:
+    """``CheckedArray.<name>``: NumPy's operator, after the reflected operator of another
+    ndarray subclass that has its own, as Python runs it first beside a plain ndarray
+    (a subclass of ndarray is not a subclass of CheckedArray, so Python would not):
+    ``np.array([[1, 2]]) * np.matrix([[1], [2]])`` is ``matrix.__rmul__``'s ``[[5]]``,
+    ``nd / masked`` is np.ma's. With nothing to decide (an operand of the same rank, a
+    Python scalar), NumPy's ``ufunc`` on the plain arrays at once: what NumPy's operator
+    does, without its way through ``__array_ufunc__``."""
+    numpys = getattr(np.ndarray, name)
+    base = getattr(np.ndarray, reflected)
+    # (== and != are their ufuncs for numbers only: voids, records, strings and objects
+    # have NumPy's own comparison, or its fallback where the ufunc has no loop)
+    comparison = name in ("__eq__", "__ne__")
+
+    def operator(self: CheckedArray, other: Any, *mod: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
+        t = type(other)
+        fast = not _inside.get()
+        if fast and comparison:
+            fast = self.dtype.kind in _NUMBERS and (
+                t in PY_SCALARS
+                or ((t is CheckedArray or t is np.ndarray) and other.dtype.kind in _NUMBERS)
+            )
+        if fast and ufunc is not None:
+            if t is CheckedArray:
+                if other.ndim == self.ndim:
+                    return _new(ufunc, (self.view(np.ndarray), other.view(np.ndarray)))
+            elif t in PY_SCALARS or (t is np.ndarray and other.ndim == self.ndim):
+                return _new(ufunc, (self.view(np.ndarray), other))
+        if t not in _PLAIN_OPERANDS and isinstance(other, np.ndarray) and \
+                not isinstance(other, CheckedArray):  # fmt: skip
+            theirs = getattr(t, reflected, base)
+            if theirs is not base:
+                value = theirs(other, self)
+                if value is not NotImplemented:
+                    return value
+        return numpys(self, other, *mod)
+
+    operator.__name__ = operator.__qualname__ = name
+    return operator
+
+
+#: Python's binary operators and their reflections (a comparison's is its mirror)
+_REFLECTED = {
+    "__add__": "__radd__", "__sub__": "__rsub__", "__mul__": "__rmul__",
+    "__matmul__": "__rmatmul__", "__truediv__": "__rtruediv__",
+    "__floordiv__": "__rfloordiv__", "__mod__": "__rmod__", "__divmod__": "__rdivmod__",
+    "__pow__": "__rpow__", "__lshift__": "__rlshift__", "__rshift__": "__rrshift__",
+    "__and__": "__rand__", "__xor__": "__rxor__", "__or__": "__ror__",
+    "__eq__": "__eq__", "__ne__": "__ne__", "__lt__": "__gt__", "__le__": "__ge__",
+    "__gt__": "__lt__", "__ge__": "__le__",
+}  # fmt: skip
+#: the operators that are their ufunc's call (``**`` is not: NumPy squares for ``** 2``);
+#: their operands of one rank have nothing to decide, matmul's included (one batch rank)
+_UFUNCS = {
+    "__add__": np.add, "__sub__": np.subtract, "__mul__": np.multiply,
+    "__truediv__": np.true_divide, "__floordiv__": np.floor_divide, "__mod__": np.remainder,
+    "__lshift__": np.left_shift, "__rshift__": np.right_shift, "__and__": np.bitwise_and,
+    "__xor__": np.bitwise_xor, "__or__": np.bitwise_or, "__eq__": np.equal,
+    "__ne__": np.not_equal, "__lt__": np.less, "__le__": np.less_equal, "__gt__": np.greater,
+    "__ge__": np.greater_equal, "__matmul__": np.matmul,  # (operands of one rank: one batch)
+}  # fmt: skip
+for _name, _reflected in _REFLECTED.items():
+    setattr(CheckedArray, _name, _binary_operator(_name, _reflected, _UFUNCS.get(_name)))
+CheckedArray.__hash__ = None  # type: ignore[assignment]  # (as ndarray's: unhashable)
 
 
 class _CheckedMemmap(CheckedArray, np.memmap):
@@ -169,6 +290,12 @@ class _CheckedMemmap(CheckedArray, np.memmap):
     still a memmap, to ``isinstance``."""
 
     __module__ = "numpy"
+    _stands_for = np.memmap
+
+
+# NumPy's names (see _NumPyNamed): what NumPy prints, a name that resolves in its module
+CheckedArray.__name__, CheckedArray.__qualname__ = "array", "ndarray"
+_CheckedMemmap.__name__ = _CheckedMemmap.__qualname__ = "memmap"
 
 
 def _a_record(dtype: np.dtype, value: Any) -> bool:
@@ -177,11 +304,6 @@ def _a_record(dtype: np.dtype, value: Any) -> bool:
     if dtype.names is not None and isinstance(value, tuple):
         return True
     return dtype.kind == "O" and not isinstance(value, np.ndarray)
-
-
-def _restore(data: np.ndarray) -> CheckedArray:
-    """Unpickle a checked array (its pickle holds the plain array)."""
-    return _owned(data)
 
 
 def asarray(a: Any, dtype: Any = None) -> CheckedArray:
@@ -248,16 +370,27 @@ def _owned(value: Any) -> Any:
 
 def _plain(value: Any, views: dict[int, Any]) -> Any:
     """``value`` with each checked array in it (lists, tuples and dicts too) as its plain
-    view, remembered in ``views`` (by the view's id) to give the checked array back; a
-    container holding none is that very object (``shuffle`` of a list shuffles it)."""
+    view, remembered in ``views`` (by the view's id, with the view, kept alive while its
+    id is used) to give the checked array back; a container holding none is that very
+    object (``shuffle`` of a list shuffles it)."""
     t = type(value)
+    if t is CheckedArray:
+        view = value.view(np.ndarray)
+        views[id(view)] = (value, view)
+        return view
     if t is tuple or t is list:
         items: list[Any] | None = None
         for i, v in enumerate(value):
             tv = type(v)
             if tv is np.ndarray or tv in PY_SCALARS:
                 continue  # (the common items, at the cost of two tests)
-            p = _plain(v, views) if tv in _CONTAINERS or isinstance(v, CheckedArray) else v
+            if tv is CheckedArray:  # (the commonest, without a call)
+                p = v.view(np.ndarray)
+                views[id(p)] = (v, p)
+            elif tv in _CONTAINERS or isinstance(v, CheckedArray):
+                p = _plain(v, views)
+            else:
+                continue
             if p is not v:
                 if items is None:
                     items = list(value)
@@ -272,14 +405,9 @@ def _plain(value: Any, views: dict[int, Any]) -> Any:
                     changed = dict(value)
                 changed[k] = p
         return value if changed is None else changed
-    if isinstance(value, CheckedArray):
+    if isinstance(value, CheckedArray):  # (a subclass: the memmap's)
         view = value.view(np.ndarray)
-        views[id(view)] = value
-        keep = views.get(-1)  # (the views kept alive while their ids are used)
-        if keep is None:
-            views[-1] = [view]
-        else:
-            keep.append(view)
+        views[id(view)] = (value, view)
         return view
     return value
 
@@ -295,9 +423,9 @@ def _checked_results(value: Any, views: dict[int, Any], owned: bool = True,
     where ``owned``, owns its data as NumPy's did; named tuples and lists item by item."""
     t = type(value)
     if t is np.ndarray or t is np.memmap:
-        checked = views.get(id(value))
-        if checked is not None:
-            return checked
+        hit = views.get(id(value))
+        if hit is not None:
+            return hit[0]
         if _given(value, given):
             return value
         return _owned(value) if owned else value.view(CheckedArray)
@@ -350,7 +478,7 @@ _THIS = __name__
 _PACKAGE = __name__.rpartition(".")[0] + "."
 #: one function per call site, ``_t(_f, _a, _k)``: ``_f(*_a, **_k)`` with the site's
 #: globals, file and line
-_TRAMPOLINES: dict[tuple[Any, int], Callable[..., Any]] = {}
+_TRAMPOLINES: dict[tuple[int, int], tuple[types.CodeType, Callable[..., Any]]] = {}
 _TEMPLATE: types.CodeType = compile(
     "def _t(_f, _a, _k):\n    __tracebackhide__ = True\n    return _f(*_a, **_k)\n",
     "<strict_array>", "exec",
@@ -363,21 +491,45 @@ def _at_caller(call: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> A
     frame (``divide by zero`` at level 1, from its functions at level 2); without this,
     that frame would be this module's, and the warning's location, its once-per-line
     registry and its module filters strict_array's."""
-    frame = sys._getframe(1)
+    return _trampoline(sys._getframe(1))(call, args, kwargs)
+
+
+def _trampoline(frame: types.FrameType) -> Callable[..., Any]:
+    """The trampoline of the first frame outside this module, from ``frame`` out."""
     while frame.f_globals.get("__name__") == _THIS:
         back = frame.f_back
         if back is None:
             break
         frame = back
-    key = (frame.f_code, frame.f_lineno)
-    trampoline = _TRAMPOLINES.get(key)
-    if trampoline is None:
+    # by the code's id, not the code (hashing a code object hashes its bytecode and its
+    # constants, nested functions' code included: tens of µs for a test module's); the
+    # code kept in the entry, so that its id is not another's while cached
+    code = frame.f_code
+    key = (id(code), frame.f_lasti)  # (one line may hold several calls)
+    entry = _TRAMPOLINES.get(key)
+    if entry is None or entry[0] is not code:
         if len(_TRAMPOLINES) > 4096:
             _TRAMPOLINES.clear()
-        code = _TEMPLATE.replace(co_filename=frame.f_code.co_filename,
-                                 co_firstlineno=max(frame.f_lineno - 2, 1), co_name="<numpy>")  # fmt: skip
-        trampoline = _TRAMPOLINES[key] = types.FunctionType(code, frame.f_globals)
-    return trampoline(call, args, kwargs)
+        at = _TEMPLATE.replace(co_filename=code.co_filename,
+                               co_firstlineno=max(frame.f_lineno - 2, 1), co_name="<numpy>")  # fmt: skip
+        entry = _TRAMPOLINES[key] = (code, types.FunctionType(at, frame.f_globals))
+    return entry[1]
+
+
+def _new(ufunc: np.ufunc, args: Any) -> Any:
+    """The hot path of a ufunc call with nothing to decide (an operator, ``np.add(x, y)``
+    on operands of one rank): ``ufunc(*args)`` at the caller's line (:func:`_at_caller`),
+    its new arrays checked and owning their data (:func:`_owned`), in one call."""
+    value = _trampoline(sys._getframe(2))(ufunc, args, _NO_KEYWORDS)
+    if type(value) is np.ndarray and value.base is None and value.itemsize and \
+            value.flags.owndata:  # fmt: skip
+        return value.view(CheckedArray).copy(order="K")
+    if type(value) is tuple:
+        return tuple(_owned(r) for r in value)
+    return _owned(value)
+
+
+_NO_KEYWORDS: dict[str, Any] = {}
 
 
 # --- switching it on for a whole process ---------------------------------------------------------
@@ -398,6 +550,7 @@ class _Patched:
         self._dispatched = hasattr(function, "_implementation")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         function = self.__wrapped__
         if _inside.get() or sys._getframe(1).f_globals.get("__name__", "").startswith(_PACKAGE):
             return function(*args, **kwargs)  # NumPy's internals, or strict_array's own code
@@ -440,6 +593,7 @@ def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[s
     come back checked, and a checked argument it gives back (its view, ``out=``) is that
     very argument. ``deep=False``: a function of data (``np.array``'s list of objects)
     converts its checked arguments only, not what their lists hold."""
+    __tracebackhide__ = True
     views: dict[int, Any] = {}
     if deep:
         plain_args = _plain(args, views)
@@ -504,6 +658,7 @@ class _NumPysOwn(_Patched):
     __slots__ = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         if _inside.get():
             return self.__wrapped__(*args, **kwargs)
         views: dict[int, Any] = {}
@@ -576,6 +731,7 @@ class _CheckedMethod:
         self._row = row
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         method = self.__wrapped__
         if _inside.get():
             return method(*args, **kwargs)

@@ -101,13 +101,20 @@ def test_raw_numpy_arrays_are_refused_with_the_fix(device):
     np.testing.assert_array_equal(to_numpy(x[np.array([True, False, True])]), [1.0, 1.0])
 
 
-def test_numpy_scalars_act_as_python_scalars():
-    x = xp.ones(3, dtype=xp.float32)
-    assert (x + np.float64(1.0)).dtype == xp.float32
+def test_an_operator_with_a_numpy_scalar_has_numpys_meaning_on_either_side(device):
+    x = xp.ones(3, dtype=xp.float32, device=device)
+    # an operator: NumPy's dtype rule (NEP 50) whichever side the scalar stands (section 7)
+    assert (x * np.float64(2.0)).dtype == xp.float64
+    assert (np.float64(2.0) * x).dtype == xp.float64
+    assert (x - np.float32(1.0)).dtype == xp.float32
+    assert (x < np.float64(2.0)).dtype == xp.bool
+    i = xp.ones(3, dtype=xp.int8, device=device)
+    assert (i + np.int64(1)).dtype == (np.int64(1) + i).dtype == xp.int64
+    np.testing.assert_array_equal(to_numpy(np.float64(3.0) - x), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(to_numpy(x - np.float64(3.0)), [-2.0, -2.0, -2.0])
+    # the namespace's functions take it as the Python scalar it holds
+    assert xp.multiply(x, np.float64(2.0)).dtype == xp.float32
     assert xp.multiply(np.float64(1.0), x).dtype == xp.float32
-    # on the left of an operator, a NumPy scalar's own operator runs NumPy's ufunc: NumPy's
-    # dtype rule (NEP 50), as for NumPy's arrays (section 7)
-    assert (np.float64(1.0) * x).dtype == xp.float64
 
 
 def test_unknown_operand_types_defer():

@@ -247,7 +247,8 @@ def test_numpys_array_likes_beside_strict_arrays(device):
 def test_numpy_scalars_in_numpys_calls_are_numpys():
     x = xp.asarray([1.0, 2.0], dtype=xp.float32)
     assert (np.float64(2.0) * x).dtype == xp.float64  # NumPy's ufunc: NumPy's rule (NEP 50)
-    assert (x * np.float64(2.0)).dtype == xp.float32  # the namespace's operator: a scalar
+    assert (x * np.float64(2.0)).dtype == xp.float64  # the same, whichever side (section 7)
+    assert xp.multiply(x, np.float64(2.0)).dtype == xp.float32  # the namespace's: a scalar
 
 
 def test_ufunc_methods_map_to_reductions_and_explicit_broadcasts():

@@ -129,7 +129,7 @@ def test_report_lists_sites_operations_shapes_and_counts(run, pytester):
     data = json.loads((pytester.path / "report.json").read_text())
     assert data["total"] == 5 and data["sites"][0]["function"] == "outer"  # outer first
     table = result.stdout.str()
-    assert table.index("yes    1      test_user.py:5   outer") < table.index("test_repeated")
+    assert table.index("yes    1      test_user.py:5 in outer") < table.index("test_repeated")
 
 
 # --- the baseline -----------------------------------------------------------------------

@@ -12,6 +12,8 @@ One job per module:
   is a dataclass and its branch there.
 - :mod:`._dispatch`: NEP 18 and NEP 13 on strict arrays: a call checked by its rules,
   then NumPy's value on the arrays' device.
+- :mod:`._masked`: ``numpy.ma``'s functions on strict arrays (np.ma has no hook; it
+  asks for an operand's ``_mask``, where its call is checked or refused).
 - :mod:`._compose`: the few NumPy functions a lazy device gives through the namespace's
   own functions.
 - :mod:`._hints`: NumPy's spellings named in the namespace's messages, and the table of
@@ -27,6 +29,7 @@ from __future__ import annotations
 from .._array import Array
 from ._dispatch import array_function, array_ufunc, row_of
 from ._hints import install_methods, markdown_table, missing_attribute, spell
+from ._masked import install_mask
 from ._table import CALLING_ASSERTIONS, CONVERSIONS, FUNCTIONS, GENERATORS, UFUNCS, UNHOOKED, Row
 
 __all__ = [
@@ -41,3 +44,4 @@ def install() -> None:
     Array.__array_function__ = array_function  # type: ignore[method-assign,assignment]
     Array.__array_ufunc__ = array_ufunc  # type: ignore[method-assign,assignment]
     install_methods()
+    install_mask()

@@ -284,7 +284,7 @@ def array_ufunc(self: Array, ufunc: Any, method: str, *inputs: Any, **kwargs: An
         if _foreign(v):
             return NotImplemented
     _rules.check_ufunc(ufunc, method, inputs, kwargs)
-    op = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    op = _rules.ufunc_name(ufunc) + ("" if method == "__call__" else f".{method}")
     dev, on_inputs, on_kwargs, given = _onto_device(op, inputs, kwargs)
     if dev.host:
         return _wrap(dev, getattr(ufunc, method)(*on_inputs, **on_kwargs), given)

@@ -17,6 +17,7 @@ that use it (``docs/dev/adding-a-numpy-function.md``).
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -32,7 +33,8 @@ from .._typing import PY_SCALARS, Shape
 
 __all__ = [
     "Assign", "Broadcast", "Callbacks", "Einsum", "Rule", "Stacks", "ToShape", "check",
-    "check_setitem", "check_ufunc", "region_shape", "shape_of", "with_callbacks",
+    "check_setitem", "check_ufunc", "gufunc_cores", "region_shape", "shape_of", "ufunc_name",
+    "with_callbacks",
 ]  # fmt: skip
 
 
@@ -367,12 +369,43 @@ def _core_dims(signature: str) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple
     return parts(ins), parts(outs)
 
 
+@functools.cache
+def ufunc_name(ufunc: np.ufunc) -> str:
+    """A ufunc's dotted name in errors and audit rows, by the module that holds it:
+    ``numpy.add``, ``scipy.special.erf``; a ufunc that no loaded module holds under its
+    name is named by that name alone."""
+    name = ufunc.__name__
+    module = getattr(ufunc, "__module__", None)  # (NumPy's own ufuncs say "numpy")
+    if module and getattr(sys.modules.get(module), name, None) is ufunc:
+        return f"{module}.{name}"
+    holders = [m for m, mod in list(sys.modules.items())
+               if mod is not None and getattr(mod, name, None) is ufunc]  # fmt: skip
+    if not holders:
+        return name
+    # the public spelling first (no "_private" part), then the shortest
+    best = min(holders, key=lambda m: (any(p.startswith("_") for p in m.split(".")),
+                                       m.count("."), m))  # fmt: skip
+    return f"{best}.{name}"
+
+
+@functools.cache
+def gufunc_cores(signature: str) -> tuple[int, ...] | None:
+    """The number of core axes of each input of a gufunc of this signature, or None
+    where one is optional (``matmul``'s ``n?``: its count depends on the operand)."""
+    ins, _ = _core_dims(signature)
+    if any(d.endswith("?") for dims in ins for d in dims):
+        return None
+    return tuple(len(dims) for dims in ins)
+
+
 def check_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any],
-                kwargs: dict[str, Any]) -> None:  # fmt: skip
+                kwargs: dict[str, Any], name: str | None = None) -> None:  # fmt: skip
     """Decide every rank promotion of a ufunc call: its operands (section 1), a gufunc's
     batch axes (section 2), ``out=`` and ``where=`` as ``x[key] = value``, ``at``'s
-    values against the selected region; ``outer`` is explicit (its ``out=`` is checked)."""
-    name = f"numpy.{ufunc.__name__}"
+    values against the selected region; ``outer`` is explicit (its ``out=`` is checked).
+    ``name`` names the operation (the ufunc's own dotted name by default)."""
+    if name is None:
+        name = ufunc_name(ufunc)
     out = kwargs.get("out")
     outs = out if isinstance(out, tuple) else (out,) if out is not None else ()
     if method == "__call__":
@@ -417,13 +450,14 @@ def check_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any],
 
 def _check_gufunc(name: str, signature: str, shapes: list[Shape | None],
                   outs: Sequence[Any]) -> Shape | None:  # fmt: skip
-    """The batch axes of a gufunc's two operands and of its outputs (``matmul``,
-    ``vecdot``, ``matvec``, ``vecmat``); the result's shape, or None where the operands
-    are not stacks (one operand, a shape unknown, a vector with no batch)."""
+    """The loop (batch) axes of a gufunc's operands, whatever their number, and of its
+    outputs (NumPy's ``matmul``, ``vecdot``, ``matvec``, ``vecmat``, any library's
+    gufunc); the result's shape, or None where it cannot be told (a shape unknown, an
+    operand with fewer axes than its core: NumPy's own error follows)."""
     ins, results = _core_dims(signature)
-    known = [s for s in shapes if s is not None]
-    if len(shapes) != 2 or len(known) != 2:
+    if not shapes or len(shapes) != len(ins) or any(s is None for s in shapes):
         return None
+    known: list[Shape] = [s for s in shapes if s is not None]
     sizes: dict[str, int | None] = {}
     cores = []
     for shape, dims in zip(known, ins):
@@ -433,8 +467,19 @@ def _check_gufunc(name: str, signature: str, shapes: list[Shape | None],
         cores.append(len(present))
         for d, size in zip(present, shape[len(shape) - len(present) :]):
             sizes[d.rstrip("?")] = size
-    batch = policy.stacks(name, known[0], known[1], cores[0], cores[1])
-    out_dims = [d.rstrip("?") for d in results[0] if d.rstrip("?") in sizes]
+    # every operand's loop axes against those of the operand with the most of them
+    widest = max(range(len(known)), key=lambda i: len(known[i]) - cores[i])
+    batch = known[widest][: len(known[widest]) - cores[widest]]
+    for i in range(len(known)):
+        if i != widest:  # (the pair in the call's order, as errors name it)
+            a, b = min(i, widest), max(i, widest)
+            batch = policy.stacks(name, known[a], known[b], cores[a], cores[b])
+    if len(known) > 2:  # (the pairs above each broadcast against the widest only)
+        try:
+            batch = np.broadcast_shapes(*(s[: len(s) - c] for s, c in zip(known, cores)))  # type: ignore[arg-type]
+        except ValueError:
+            return None  # NumPy's own error follows
+    out_dims = [d.rstrip("?") for d in results[0] if d.rstrip("?") in sizes] if results else []
     result = (*batch, *(sizes[d] for d in out_dims))
     for o in outs:
         if isinstance(o, (np.ndarray, Array)) and len(o.shape) >= len(out_dims):
