@@ -34,6 +34,7 @@ from ._broadcasting import broadcast_shapes, check_scalar_dimensions
 from ._dtypes import ACCEPTED_IDS as _ACCEPTED_IDS
 from ._dtypes import FUNCTION_CATEGORIES, check_category
 from ._errors import ARRAY, ARRAY_OR_SCALAR, refuse_operand
+from ._flags import require_behaviour
 from ._typing import Scalar, is_scalar
 
 ArrayOrScalar = Array | Scalar
@@ -383,9 +384,13 @@ def make_binary(op: str) -> Callable[..., Array]:
     """The namespace function ``op`` (a binary element-wise function)."""
     func = _compile_form(
         op, op, "x1, x2, /, *, broadcast_dimensions=None", _TWO_OPERANDS, _NEW_ARRAY,
-        prologue="if broadcast_dimensions is not None or type(x1) is not Array:\n"
+        # (the operators take scalars in every version; the functions from 2024.12)
+        prologue="if type(x2) is not Array or type(x1) is not Array:\n"
+        "    require_behaviour('scalar operand', op)\n"
+        "if broadcast_dimensions is not None or type(x1) is not Array:\n"
         "    return apply_binary(op, x1, x2, broadcast_dimensions)\n",
-        general="apply_binary(op, x1, x2)", call="dev.binaries[op](a, b)", namespace={},
+        general="apply_binary(op, x1, x2)", call="dev.binaries[op](a, b)",
+        namespace={"require_behaviour": require_behaviour},
     )  # fmt: skip
     func.__doc__ = _BINARY_DOC.format(summary=BINARY[op])
     func.__annotations__ = {
