@@ -11,6 +11,7 @@ when it refuses do we recompute the shapes to say precisely why.
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Callable
 from typing import Any
@@ -429,13 +430,17 @@ def reflected_operator(op: str) -> Callable[[Array, Any], Array]:
 def inplace_operator(
     op: str, func: Callable[[Array, Any], Array] | None = None
 ) -> Callable[[Array, Any], Array]:
-    """``Array.__iop__``: the namespace function ``op`` (or ``func``), stored back into
-    ``self``.
+    """``Array.__iop__``: the operator ``op`` (or ``func``), stored back into ``self``.
 
     The read, the computation and the store hold the array's mutation lock, so
     in-place operators from several threads lose no update.
     """
-    compute = FUNCTIONS[op] if func is None else func
+    if func is not None:
+        compute = func
+    elif op in BINARY:  # the operators' path: scalars in every api_version, unlike op()
+        compute = functools.partial(apply_binary, op)
+    else:
+        compute = FUNCTIONS[op]
 
     def general(self: Array, other: Any) -> Array:
         return general_inplace(op, self, other, compute)

@@ -360,6 +360,12 @@ def test_later_behaviours_are_refused_as_in_array_api_strict(version, backend):
     with xp.ArrayAPIStrictFlags(api_version=version):
         assert xp.all(x + 1.0 == xp.add(x, xp.asarray(1.0, device=backend)))
         assert xp.all(1.0 - x == xp.subtract(xp.asarray(1.0, device=backend), x))
+        n = on(backend, [6, 7])
+        n &= 3
+        n //= 2
+        y = xp.asarray(x, copy=True)
+        y *= 2.0
+        assert np.asarray(n).tolist() == [1, 1] and np.asarray(y).tolist() == [2.0, 4.0]
         assert xp.result_type(x, xp.float32) == xp.float64
         # NumPy's import of our array (it retries __dlpack__ with stream= alone)
         assert np.array_equal(np.from_dlpack(x), [1.0, 2.0])
