@@ -23,6 +23,7 @@ import numpy as np
 from ._backends import Device
 from ._caller import ours
 from ._errors import ARRAY, UNKNOWN_SIZES_FIX, mixed_devices, refuse_operand
+from ._flags import require_behaviour
 from ._typing import DeviceLike, Scalar, is_scalar, python_scalar
 
 __all__ = [
@@ -248,6 +249,8 @@ class Array:
         copy: bool | None = None,
     ) -> Any:
         """Export the data through DLPack (lazy arrays compute first)."""
+        if max_version is not None or dl_device is not None or copy is not None:
+            require_behaviour("__dlpack__ keywords", "__dlpack__")
         data = self._device.to_numpy(self._data)
         kwargs: dict[str, Any] = {"stream": stream}
         if max_version is not None:

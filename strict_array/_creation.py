@@ -16,7 +16,7 @@ from ._backends import Device, device_of_native
 from ._broadcasting import as_shape
 from ._devices import as_device, get_default_device
 from ._dtypes import as_dtype
-from ._flags import arrays_of_version
+from ._flags import arrays_of_version, require_behaviour
 from ._typing import DeviceLike, DTypeLike, Scalar, ShapeLike
 
 _CHUNKS_DOC = """chunks : optional
@@ -421,6 +421,8 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
         Default: ``CPU``; ``DASK`` wraps the imported data lazily.
     copy : bool, optional
     """
+    if device is not None or copy is not None:
+        require_behaviour("dlpack keywords", "from_dlpack")
     data = np.from_dlpack(x, copy=copy)
     target = as_device(device, "from_dlpack") if device is not None else get_default_device()
     return result(target.from_numpy(data), target)

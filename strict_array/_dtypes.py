@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._array import Array, expect_array, result
+from ._flags import require_behaviour
 
 bool = np.dtype("bool")
 int8 = np.dtype("int8")
@@ -321,6 +322,7 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
             args.append(a.dtype)
             typed = True
         elif isinstance(a, (int, float, complex)):
+            require_behaviour("scalar result_type", "result_type")
             args.append(a)
         else:
             d = as_dtype(a, "result_type")

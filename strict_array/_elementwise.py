@@ -11,6 +11,7 @@ when it refuses do we recompute the shapes to say precisely why.
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +35,7 @@ from ._broadcasting import broadcast_shapes, check_scalar_dimensions
 from ._dtypes import ACCEPTED_IDS as _ACCEPTED_IDS
 from ._dtypes import FUNCTION_CATEGORIES, check_category
 from ._errors import ARRAY, ARRAY_OR_SCALAR, refuse_operand
+from ._flags import require_behaviour
 from ._typing import PY_SCALARS, Scalar
 
 ArrayOrScalar = Array | Scalar
@@ -383,9 +385,13 @@ def make_binary(op: str) -> Callable[..., Array]:
     """The namespace function ``op`` (a binary element-wise function)."""
     func = _compile_form(
         op, op, "x1, x2, /, *, broadcast_dimensions=None", _TWO_OPERANDS, _NEW_ARRAY,
-        prologue="if broadcast_dimensions is not None or type(x1) is not Array:\n"
+        # (the operators take scalars in every version; the functions from 2024.12)
+        prologue="if type(x2) is not Array or type(x1) is not Array:\n"
+        "    require_behaviour('scalar operand', op)\n"
+        "if broadcast_dimensions is not None or type(x1) is not Array:\n"
         "    return apply_binary(op, x1, x2, broadcast_dimensions)\n",
-        general="apply_binary(op, x1, x2)", call="dev.binaries[op](a, b)", namespace={},
+        general="apply_binary(op, x1, x2)", call="dev.binaries[op](a, b)",
+        namespace={"require_behaviour": require_behaviour},
     )  # fmt: skip
     func.__doc__ = _BINARY_DOC.format(summary=BINARY[op])
     func.__annotations__ = {
@@ -424,13 +430,17 @@ def reflected_operator(op: str) -> Callable[[Array, Any], Array]:
 def inplace_operator(
     op: str, func: Callable[[Array, Any], Array] | None = None
 ) -> Callable[[Array, Any], Array]:
-    """``Array.__iop__``: the namespace function ``op`` (or ``func``), stored back into
-    ``self``.
+    """``Array.__iop__``: the operator ``op`` (or ``func``), stored back into ``self``.
 
     The read, the computation and the store hold the array's mutation lock, so
     in-place operators from several threads lose no update.
     """
-    compute = FUNCTIONS[op] if func is None else func
+    if func is not None:
+        compute = func
+    elif op in BINARY:  # the operators' path: scalars in every api_version, unlike op()
+        compute = functools.partial(apply_binary, op)
+    else:
+        compute = FUNCTIONS[op]
 
     def general(self: Array, other: Any) -> Array:
         return general_inplace(op, self, other, compute)

@@ -413,6 +413,48 @@ def requires_version(name: str, version: str, func: _F) -> _F:
     return versioned  # type: ignore[return-value]
 
 
+#: what a later version of the standard added to functions an older one already had, as
+#: array-api-strict dates and refuses it: (version, exception, what, the fix)
+BEHAVIOURS: dict[str, tuple[str, type[Exception], str, str]] = {
+    "scalar operand": (
+        "2024.12", TypeError, "a Python scalar as an operand of an element-wise function",
+        "pass an array (xp.asarray(value, dtype=x.dtype, device=x.device)) or use the "
+        "operator (x + 1 took a scalar in every version)",
+    ),
+    "scalar result_type": (
+        "2024.12", TypeError, "Python scalars among result_type's arguments",
+        "pass arrays or dtypes only",
+    ),
+    "complex mean": (
+        "2024.12", TypeError, "the mean of a complex array",
+        "take the means of xp.real(x) and xp.imag(x)",
+    ),
+    "dlpack keywords": (
+        "2023.12", ValueError, "the device= and copy= arguments of from_dlpack",
+        "leave them out (then copy with xp.asarray(..., copy=True), move with to_device)",
+    ),
+    # a TypeError, as a producer without these keywords raises: NumPy's from_dlpack then
+    # retries with stream= alone, as for any older producer, so importing still works
+    "__dlpack__ keywords": (
+        "2023.12", TypeError, "the max_version=, dl_device= and copy= arguments of __dlpack__",
+        "call __dlpack__(stream=...) alone",
+    ),
+}  # fmt: skip
+
+
+def require_behaviour(behaviour: str, op: str) -> None:
+    """Raise if the API version in force is older than the one that added ``behaviour``
+    (a key of :data:`BEHAVIOURS`) to ``op``."""
+    version, error, what, fix = BEHAVIOURS[behaviour]
+    api = current().api_version
+    if api < version:
+        raise error(
+            f"{op}: {what} came in version {version} of the array API standard, but the "
+            f"api_version flag is {api}; {fix}, or "
+            f"set_array_api_strict_flags(api_version={version!r})."
+        )
+
+
 def versioned_functions(prefix: str = "") -> Iterable[tuple[str, str]]:
     """``(name, version)`` of each function a later version added, in ``prefix``'s
     namespace (``""`` for the main one, ``"linalg."``)."""

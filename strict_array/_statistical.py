@@ -70,6 +70,8 @@ def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
 
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+    if type(x) is Array and x.dtype.kind == "c":
+        _flags.require_behaviour("complex mean", "mean")
     return _reduce("mean", x, axis, keepdims)
 
 

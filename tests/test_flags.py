@@ -307,6 +307,74 @@ def test_sums_of_floats_follow_the_version(version, backend):
         assert str(xp.linalg.trace(square).dtype) == str(theirs).removeprefix("array_api_strict.")
 
 
+#: the behaviours a later version added to older functions: a call of each on a float
+#: array ``x`` of namespace ``ns``, and the exception strict_array refuses it with
+_BEHAVIOURS = {
+    "add(x, 1.0)": (lambda ns, x: ns.add(x, 1.0), TypeError),
+    "multiply(2, x)": (lambda ns, x: ns.multiply(2, x), TypeError),
+    "less(x, 1.5)": (lambda ns, x: ns.less(x, 1.5), TypeError),
+    "result_type(x, 1.0)": (lambda ns, x: ns.result_type(x, 1.0), TypeError),
+    "mean(complex)": (lambda ns, x: ns.mean(ns.astype(x, ns.complex128)), TypeError),
+    "from_dlpack(device=)": (lambda ns, x: ns.from_dlpack(x, device=x.device), ValueError),
+    "from_dlpack(copy=)": (lambda ns, x: ns.from_dlpack(x, copy=True), ValueError),
+    # array-api-strict's is a ValueError; ours the TypeError of a producer without the
+    # keywords, on which NumPy's from_dlpack retries
+    "__dlpack__(copy=)": (lambda ns, x: x.__dlpack__(copy=True), (TypeError, ValueError)),
+    "__dlpack__(max_version=)": (
+        lambda ns, x: x.__dlpack__(max_version=(1, 0)),
+        (TypeError, ValueError),
+    ),
+}
+
+
+def _refusals(ns, x, version):
+    """``{call: the exception's type, or None}`` of each call of :data:`_BEHAVIOURS`."""
+    refused = {}
+    with ns.ArrayAPIStrictFlags(api_version=version):
+        for name, (call, _) in _BEHAVIOURS.items():
+            try:
+                call(ns, x)
+                refused[name] = None
+            except (TypeError, ValueError, AttributeError) as e:
+                # (array-api-strict's functions meet a scalar with an AttributeError)
+                refused[name] = type(e)
+    return refused
+
+
+@pytest.mark.parametrize("version", _flags.SUPPORTED_VERSIONS)
+def test_later_behaviours_are_refused_as_in_array_api_strict(version, backend):
+    """Scalar operands of the functions and of result_type, the complex mean (2024.12),
+    the DLPack keywords (2023.12): refused under the same versions as array-api-strict,
+    with errors naming the version; the operators take scalars under every version."""
+    import array_api_strict as strict
+
+    x = on(backend, [1.0, 2.0])
+    ours = _refusals(xp, x, version)
+    theirs = _refusals(strict, strict.asarray([1.0, 2.0]), version)
+    assert {k: v is None for k, v in ours.items()} == {k: v is None for k, v in theirs.items()}
+    for name, (_, error) in _BEHAVIOURS.items():
+        assert ours[name] is None or issubclass(ours[name], error), name
+    expected = version < "2024.12"
+    assert (ours["add(x, 1.0)"] is not None) == expected
+    assert (ours["from_dlpack(copy=)"] is not None) == (version < "2023.12")
+    with xp.ArrayAPIStrictFlags(api_version=version):
+        assert xp.all(x + 1.0 == xp.add(x, xp.asarray(1.0, device=backend)))
+        assert xp.all(1.0 - x == xp.subtract(xp.asarray(1.0, device=backend), x))
+        n = on(backend, [6, 7])
+        n &= 3
+        n //= 2
+        y = xp.asarray(x, copy=True)
+        y *= 2.0
+        assert np.asarray(n).tolist() == [1, 1] and np.asarray(y).tolist() == [2.0, 4.0]
+        assert xp.result_type(x, xp.float32) == xp.float64
+        # NumPy's import of our array (it retries __dlpack__ with stream= alone)
+        assert np.array_equal(np.from_dlpack(x), [1.0, 2.0])
+        assert np.array_equal(np.asarray(xp.from_dlpack(x)), [1.0, 2.0])
+        if expected:
+            with pytest.raises(TypeError, match=r"add: a Python scalar .* version 2024\.12"):
+                xp.add(x, 1.0)
+
+
 @pytest.mark.parametrize("version", _flags.SUPPORTED_VERSIONS[2:])
 def test_info_follows_the_version(version):
     with xp.ArrayAPIStrictFlags(api_version=version):
