@@ -208,4 +208,4 @@ __all__ = sorted(
 )
 
 _numpy_api.install()
-_flags.ready()
+_flags.ready(Array)

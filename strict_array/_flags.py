@@ -535,7 +535,8 @@ def _refuse_write(op: str, writer: FrameType | None = None) -> None:
 _ARMED = [False]
 #: the package has attached its operators and NumPy's entry points (before, there is
 #: nothing to wrap: :func:`ready` arms the checks then, if the environment asks)
-_READY = [False]
+#: the array type, once complete (given by ``ready``: this module is imported by it)
+_ARRAY_TYPE: list[type] = []
 #: NumPy's functions that write into one of their arguments
 _NUMPY_WRITERS = ("copyto", "put", "place", "putmask", "put_along_axis", "fill_diagonal")
 
@@ -544,10 +545,10 @@ def _arm_write_checks() -> None:
     """Wrap ``Array.__setitem__`` and NumPy's entry points with the writeable check, and
     make the in-place operators compute out of place when it is off (once per process:
     before, the writes pay nothing)."""
-    if _ARMED[0] or not _READY[0]:
+    if _ARMED[0] or not _ARRAY_TYPE:
         return
     _ARMED[0] = True
-    from ._array import Array
+    Array: Any = _ARRAY_TYPE[0]
 
     def checked(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(method)
@@ -594,10 +595,10 @@ def _arm_write_checks() -> None:
     Array.__array_function__ = array_function  # type: ignore[method-assign,assignment]
 
 
-def ready() -> None:
+def ready(array_type: type) -> None:
     """Called once the array type is complete: arm the write checks if the flags in
     force (the environment's) turn writes off."""
-    _READY[0] = True
+    _ARRAY_TYPE[:] = [array_type]
     if not current().writeable:
         _arm_write_checks()
 
