@@ -39,3 +39,33 @@ def test_a_held_array_that_fails_is_not_tried_again_and_raises_when_asked_for():
     np.testing.assert_allclose(total, a.sum(), rtol=1e-12)
     with pytest.raises(FloatingPointError, match="the held array's own error"):
         np.asarray(held)
+
+
+def test_a_compute_plans_once_with_what_it_takes_along(monkeypatch):
+    """One compute reads its graph and plans it once, the small layers and the held
+    small arrays it may take along included (an iteration's next parameters, built
+    before the scalar asked for), and takes them along: they are kept. Each compute
+    planned the arrays alone, then with the small layers, then with the held arrays."""
+    from strict_array._backends.dask import _plan
+
+    runs = []
+    plan = _plan.plan
+
+    def counted(*args, **kwargs):
+        runs.append(1)
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(_plan, "plan", counted)
+    a = np.random.default_rng(2).standard_normal((4000, 4))
+    with xp.planning(threshold=a.nbytes // 4):
+        x = xp.asarray(da.from_array(a, chunks=(500, 4)))
+        c = xp.mean(x, axis=0)
+        for _ in range(3):
+            d = xp.subtract(x, c, broadcast_dimensions=(1,))
+            following = xp.mean(xp.abs(d), axis=0)  # (built first, still held)
+            runs.clear()
+            total = float(xp.sum(d * d))
+            assert len(runs) == 1
+            assert following._data.name in _keep._kept
+            np.testing.assert_allclose(total, ((a - np.asarray(c)) ** 2).sum(), rtol=1e-12)
+            c = following

@@ -60,10 +60,11 @@ Modules:
 One compute, ``float(x)`` for ``x = xp.sum((a - xp.mean(a, axis=0)) ** 2)``:
 ``Array.__float__`` asks the device for the value (``DaskDevice.compute``), which is
 :func:`._compute.compute`. It puts the kept values in place of their layers
-(:func:`._keep.substitute`), plans the passes (:func:`._plan.plan`: the mean is a cut
-point, ``a`` waits for it), adds the small layers and held arrays worth keeping
-(:func:`._keep.candidates`, :func:`._keep.held`, :func:`._keep.pending`) where they
-add no pass, and runs the plan (:func:`._plan.execute`): pass 1 computes the mean,
+(:func:`._keep.substitute`), finds the small layers and held arrays worth keeping
+(:func:`._keep.candidates`, :func:`._keep.held`, :func:`._keep.pending`), plans the
+passes once for them all (:func:`._plan.plan`: the mean is a cut point, ``a`` waits
+for it; the arrays worth keeping are taken along where they add no pass), and runs
+the plan (:func:`._plan.execute`): pass 1 computes the mean,
 streaming ``a``, its blocks are kept (:func:`._keep.keep_pass`) and put in the graph
 (:func:`._graph.substitute`); pass 2 computes the sum from the rewritten graph. Each
 pass is one ``dask.compute`` (or a ``Client``'s), with :func:`._graph.fusion.optimize`

@@ -160,8 +160,9 @@ def planning_threshold() -> int:
     return parse_bytes(threshold) if isinstance(threshold, str) else int(threshold)
 
 
-def plan(datas: Sequence[da.Array]) -> _plan.Plan:
-    """The plan of passes that computing ``datas`` together would run (nothing computes).
+def plan(datas: Sequence[da.Array], optional: Sequence[Sequence[da.Array]] = ()) -> _plan.Plan:
+    """The plan of passes that computing ``datas`` together would run (nothing computes),
+    with the groups of ``optional`` arrays that add no pass taken along (:func:`._plan.plan`).
 
     Computed from values in memory alone (data persisted on this machine, NumPy's
     arrays, and arrays made from nothing below the threshold), they are one pass:
@@ -174,7 +175,7 @@ def plan(datas: Sequence[da.Array]) -> _plan.Plan:
     small = _plan.default_small_bytes(threshold)
     if threshold < sys.maxsize and bytes_in_memory(*datas, made_below=threshold) is not None:
         threshold = sys.maxsize
-    return _plan.plan(list(datas), threshold_bytes=threshold, small_bytes=small)
+    return _plan.plan(list(datas), threshold_bytes=threshold, small_bytes=small, optional=optional)
 
 
 def compute(datas: Sequence[da.Array]) -> list[np.ndarray]:
@@ -199,48 +200,38 @@ def persist(datas: Sequence[da.Array]) -> list[da.Array]:
 
 
 def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
-    """``datas`` computed (or persisted) with what to compute and keep with them: the
-    small layers of their graph, the arrays of their graph the program holds where they
-    read only values in memory (``_keep.held``), and the held small arrays, that add no
-    pass (the held small ones tried first; without them, if that fails)."""
+    """``datas`` computed (or persisted) with what to compute and keep with them, where
+    it adds no pass, in one plan (:func:`plan`): the small layers of their graph and the
+    arrays of their graph the program holds where they read only values in memory
+    (``_keep.held``), taken together or not at all; then the held small arrays not in
+    their graph (``_keep.pending``: all of them, else each one that fits). Where
+    computing the held small arrays fails, it is theirs: they run again without them."""
     if not datas:
         return []
     datas = _keep.substitute(datas)
-    alone = plan(datas)
     threshold = planning_threshold()
-    extra, together = [*_keep.candidates(datas), *_keep.held(datas, threshold)], alone
-    if extra:
-        together = plan([*datas, *(e.array for e in extra)])
-        # (with passes, only where the extra outputs leave them as they are: ``s[s > eps]``
-        # of an SVD planned in two passes, then an assignment through the same mask,
-        # would compute ``s`` again from the data)
-        if alone.reductions and len(together.passes) != len(alone.passes):
-            extra, together = [], alone
-    more: list[_keep.Candidate] = []
-    with_more = together
+    extra = [*_keep.candidates(datas), *_keep.held(datas, threshold)]
     pending = _keep.pending(datas, threshold)
-    if pending:
-        # all of them at once first (one plan: an iterative algorithm's parameters
-        # usually all fit); else one by one, each kept where it adds no pass
-        tried = plan([*datas, *(e.array for e in (*extra, *pending))])
-        if len(tried.passes) == len(alone.passes):
-            more, with_more, pending = list(pending), tried, []
-    for m in pending:
-        tried = plan([*datas, *(e.array for e in (*extra, *more, m))])
-        if len(tried.passes) == len(alone.passes):
-            more.append(m)
-            with_more = tried
+    groups = [[e.array for e in extra], [e.array for e in pending]]
+    if len(pending) > 1:  # (an iterative algorithm's parameters usually all fit)
+        groups.extend([e.array] for e in pending)
+    p = plan(datas, groups)
+    by_id = {id(e.array): e for e in (*extra, *pending)}
+    taken = [by_id[id(a)] for a in p.taken]
+    of_pending = {id(e.array) for e in pending}
+    more = [e for e in taken if id(e.array) in of_pending]
     if not more:
-        return _run_keeping(datas, extra, together, persist)
+        return _run_keeping(datas, taken, p, persist)
     try:
-        return _run_keeping(datas, [*extra, *more], with_more, persist)
+        return _run_keeping(datas, taken, p, persist)
     except Exception as error:
         # An error of the held arrays not asked for is theirs: they are not tried again
         # (each would run the computation twice), and raise it when they are asked for.
         # The arrays asked for run alone; an error of theirs is raised, this one chained.
         _keep.forget_pending([m.array for m in more])
         _LOG.debug("computed again without held arrays that failed: %r", error)
-        return _run_keeping(datas, extra, together, persist)
+        extra = [e for e in taken if id(e.array) not in of_pending]
+        return _run_keeping(datas, extra, plan(datas, [[e.array for e in extra]]), persist)
 
 
 def _run_keeping(
@@ -369,7 +360,7 @@ def made_alike(a: da.Array, b: da.Array) -> tuple[da.Array, da.Array]:
     Dask pairs blocks by splitting both to a common refinement: ``ones(n)`` in Dask's
     default blocks met with an input's rows is made whole, then cut in pieces that
     wait, together, for their rows; a consumer's labels, from NumPy, are cut in
-    pieces all made first and held."""
+    pieces all made first, waiting in memory."""
     differ = [
         i for i, (ca, cb) in enumerate(zip(a.chunks, b.chunks)) if ca != cb and sum(ca) == sum(cb)
     ]
@@ -405,8 +396,8 @@ def block_ranges(x: Any) -> np.ndarray | None:
     known = noted_block_ranges(x)  # (a take checks its indices, then routes by them)
     if known is not None:
         return known  # type: ignore[no-any-return]
-    held = bytes_in_memory(x, made_below=0)
-    if held is None or held > 2 * x.nbytes + 2**20:  # (more than the index: real work)
+    resident = bytes_in_memory(x, made_below=0)
+    if resident is None or resident > 2 * x.nbytes + 2**20:  # (more than the index: real work)
         return None
     return with_block_ranges(x, computed_in_this_process(ranges_of_blocks(x)))
 
@@ -430,8 +421,12 @@ def in_partner_blocks(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     larger than twice the values it is computed from, or than the planning threshold,
     is computed now, and its values cut in the new blocks: computing it reads
     nothing. An array made from nothing is made again; any other is rechunked."""
-    held = None if remade(x) else bytes_in_memory(x)
-    if held is not None and sizes_asked() and x.nbytes <= max(2 * held, planning_threshold()):
+    resident = None if remade(x) else bytes_in_memory(x)
+    if (
+        resident is not None
+        and sizes_asked()
+        and x.nbytes <= max(2 * resident, planning_threshold())
+    ):
         values = computed_in_this_process(x)
         return da.from_array(values, chunks=tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
     return rechunk(x, chunks)

@@ -332,7 +332,7 @@ REARRANGING = ("reshape", "permute_dims", "matrix_transpose", "broadcast_to", "e
 def _arange(start: Any, /, stop: Any = None, step: Any = 1, **kwargs: Any) -> da.Array:
     """``arange``, made again in other blocks (:func:`made_from_nothing`):
     ``n_classes * arange(n)`` added to labels read from a store, in Dask's own blocks,
-    would be rechunked to the labels' (and held whole)."""
+    would be rechunked to the labels' (and wait whole in memory)."""
     x = compat.arange(start, stop, step, **kwargs)  # type: ignore[attr-defined]
     kwargs.pop("chunks", None)
 
@@ -585,11 +585,11 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
         # one block along every contracted axis (X @ W, W of a few columns): each output
         # block is one product, fused with what uses it; summed as a reduction of one
         # piece, it was copied twice in tasks of their own, which a cluster's workers
-        # held apart from their consumers (Nystroem: 1 GiB of products on a worker).
+        # kept in memory apart from their consumers (Nystroem: 1 GiB of products on a worker).
         # Not concatenated: Dask fuses a Blockwise layer only into one of the same
         # ``concatenate``, and element-wise layers have None; each operand then comes as
         # its one block in a list per contracted axis (GaussianMixture's E-step
-        # ``X @ prec_chol - mu @ prec_chol``: a cluster's workers held the products)
+        # ``X @ prec_chol - mu @ prec_chol``: the products waited on a cluster's workers)
         contracted = {index1[a] for a in left}
         kept = tuple(i for i in out_index if i not in contracted)
         meta = np.empty((0,) * len(kept), dtype)
@@ -680,7 +680,7 @@ def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
         # make an operand's blocks. Dask's matmul indexes a vector with None first, a
         # layer that does not fuse: ``X.T @ ones(n)`` beside ``X.T @ y`` then made its
         # ones in tasks of their own, which Dask's order ran after every other product
-        # of ``X.T``'s blocks, all of them held until then (RidgeCV: the whole input)
+        # of ``X.T``'s blocks, all of them in memory until then (RidgeCV: the whole input)
         return _tensordot(x1, x2, axes=([x1.ndim - 1], [max(x2.ndim - 2, 0)]))
     out = compat.matmul(x1, x2)  # type: ignore[attr-defined]
     dtype = np.result_type(x1.dtype, x2.dtype)
@@ -795,7 +795,7 @@ def _diff(x: da.Array, /, *, axis: int = -1, n: int = 1, **ends: Any) -> da.Arra
     # Dask's diff subtracts x[:-1] from x[1:], whose blocks do not line up: both are cut
     # at each other's boundaries (blocks of one element between), and what multiplies
     # the result (an average precision: diff(recall) * precision[:-1]) is rechunked to
-    # them, and held. Here each block is differenced with the
+    # them, and waits in memory. Here each block is differenced with the
     # first element of the next: the result keeps x's blocks (the last one shorter).
     # Along an unknown size (which Dask slices by), the axis in one block.
     axis %= x.ndim

@@ -294,9 +294,9 @@ def toposort(nodes: set[str], deps: dict[str, set[str]]) -> list[str]:
     return order
 
 
-def held_bytes(layer: Any, *, from_shapes: bool = True) -> int | None:
-    """The bytes of the values held by ``layer``, a layer with no dependencies, when they
-    are values in this process (NumPy arrays and numbers in a materialised layer); 0 for a
+def resident_bytes(layer: Any, *, from_shapes: bool = True) -> int | None:
+    """The bytes of the values resident in ``layer``, a layer with no dependencies, when
+    they are values in this process (NumPy arrays and numbers in a materialised layer); 0 for a
     layer made from its blocks' shapes alone (``ones(n)``), unless ``from_shapes`` is
     false; None for any other (a read from a file or store, an unusual layer)."""
     if _facts.of_layer(layer).from_nothing:
@@ -311,18 +311,18 @@ def held_bytes(layer: Any, *, from_shapes: bool = True) -> int | None:
         return 0
     if not isinstance(layer, MaterializedLayer):
         return None
-    held = 0
+    resident = 0
     for value in layer.values():
         value = getattr(value, "value", value)  # (a DataNode holds it)
         if not isinstance(value, (np.ndarray, np.generic, int, float, complex, bool)):
             return None
-        held += getattr(value, "nbytes", 8)
-    return held
+        resident += getattr(value, "nbytes", 8)
+    return resident
 
 
 def note_made_from_nothing(a: da.Array) -> None:
     """Vouch that ``a``'s layer, if it depends on no other, computes its blocks from their
-    shapes and places alone (no read): :func:`held_bytes` counts it as holding nothing."""
+    shapes and places alone (no read): :func:`resident_bytes` counts no bytes for it."""
     graph = a.__dask_graph__()
     if not isinstance(graph, HighLevelGraph) or graph.dependencies.get(a.name):
         return

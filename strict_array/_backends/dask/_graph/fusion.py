@@ -11,7 +11,7 @@ Before Dask optimises a graph that the ``DASK`` device computes, each element-wi
 Blockwise layer whose users can all take it in is made once for each user, under a
 name of its own: Dask then fuses each copy into its user, and each user's task makes
 the blocks it needs from the layer's inputs. The work of an element-wise layer is
-done once per user; a block is no longer held between its users. A layer is not
+done once per user; a block no longer waits in memory between its users. A layer is not
 copied when it reads data (its inputs are Dask's IO dependencies: a copy would read
 them again), when its keys are asked for, when it contracts or concatenates blocks,
 or when a user could not fuse it (a layer that is not Blockwise, or that uses it
