@@ -13,16 +13,7 @@ Settings: ``strict_array.planning(...)`` for a block of code, else the
 ``strict_array.planning-threshold`` (default ``"256 MiB"``).
 
 Nothing else computes. One rule computes while an array is being built, the
-*data-dependent-size rule*: where an operation makes a size that depends on the data
-(a selection by a mask, ``nonzero``, ``unique_values``, the buckets of a sort, the
-blocks a take routes by) and sizes are asked for (:func:`sizes_asked`: the
-``strict_array.known_sizes`` setting of a block of code, else the dask.config key
-``strict_array.known-sizes``, else a call from a package of
-``strict_array.known-sizes-packages``, array-API consumers that use sizes as numbers),
-what fixes the size is computed at once, through this module (:func:`persist`,
-:func:`compute`, :func:`counted`, :func:`computed_block_ranges`; values in this process
-alone by :func:`computed_in_this_process`); otherwise the size stays unknown and the
-array lazy.
+*data-dependent-size rule*, stated in :func:`sizes_asked`.
 """
 
 from __future__ import annotations
@@ -30,6 +21,7 @@ from __future__ import annotations
 import functools
 import logging
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,7 +30,7 @@ import dask.array as da
 import numpy as np
 from dask.utils import parse_bytes
 
-from ..._caller import called_from
+from ..._policy import sizes_known_here
 from ..._settings import current_known_sizes, current_planning, show_progress
 from . import _keep, _plan
 from ._basics import (
@@ -263,11 +255,8 @@ def store(datas: Sequence[da.Array], targets: Sequence[Any]) -> None:
 
 
 KNOWN_SIZES_KEY = "strict_array.known-sizes"
+#: a deprecated alias of the rank-promotion policy's ``known_sizes`` packages
 KNOWN_SIZES_PACKAGES_KEY = "strict_array.known-sizes-packages"
-#: the packages whose calls get known sizes by default: array-API consumers that use
-#: sizes as numbers (scikit-learn's type_of_target compares unique_values(y).shape[0]
-#: with 2; array-api-extra's eager_shape refuses an unknown size; SciPy calls both)
-DEFAULT_KNOWN_SIZES_PACKAGES = ("sklearn", "scipy", "array_api_extra")
 
 
 def unknown_chunks(data: da.Array) -> bool:
@@ -281,19 +270,44 @@ def known_sizes(data: da.Array) -> da.Array:
 
 
 def sizes_asked() -> bool:
-    """Whether a data-dependent size arising here is to be computed at once: a block's
-    ``strict_array.known_sizes`` setting, else the ``strict_array.known-sizes``
-    dask.config key, else whether the calling code is in one of the packages of
-    ``strict_array.known-sizes-packages``."""
+    """The *data-dependent-size rule*, the one computation while an array is built.
+
+    Where an operation makes a size that depends on the data (a selection by a mask,
+    ``nonzero``, ``unique_values``, the buckets of a sort, the blocks a take routes
+    by) and this says sizes are asked for, what fixes the size is computed at once,
+    through this module (:func:`persist`, :func:`compute`, :func:`counted`,
+    :func:`computed_block_ranges`; values in this process alone by
+    :func:`computed_in_this_process`); otherwise the size stays unknown and the
+    array lazy. Asked for: by a block's ``strict_array.known_sizes`` setting, else
+    the ``strict_array.known-sizes`` dask.config key (the whole process), else by
+    the rank-promotion policy, whose ``known_sizes`` names the packages whose calls
+    get them (:func:`strict_array._policy.sizes_known_here`; the dask.config key
+    ``strict_array.known-sizes-packages``, where set, is a deprecated alias). Called
+    only where such a size arises, so the caller is looked for only then."""
     asked = current_known_sizes()
     if asked is not None:
         return asked
     if dask.config.get(KNOWN_SIZES_KEY, False):
         return True
-    packages = dask.config.get(KNOWN_SIZES_PACKAGES_KEY, DEFAULT_KNOWN_SIZES_PACKAGES)
-    if isinstance(packages, str):  # (from the environment: a comma-separated list)
-        packages = [p.strip() for p in packages.split(",") if p.strip()]
-    return bool(packages) and called_from(packages)
+    return sizes_known_here(_packages_of_the_alias())
+
+
+def _packages_of_the_alias() -> list[str] | None:
+    """The packages of the deprecated dask.config key ``strict_array.known-sizes-packages``
+    where it is set (a list, or a comma-separated one from the environment)."""
+    packages = dask.config.get(KNOWN_SIZES_PACKAGES_KEY, None)
+    if packages is None:
+        return None
+    warnings.warn(
+        f"the dask.config key {KNOWN_SIZES_PACKAGES_KEY!r} is deprecated: name the packages "
+        "in the rank-promotion policy, strict_array.set_rank_promotion_policy({}, "
+        "known_sizes=[...]) or strict_array.rank_promotion_policy({}, known_sizes=[...])",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if isinstance(packages, str):
+        return [p.strip() for p in packages.split(",") if p.strip()]
+    return list(packages)
 
 
 def sizes_as_asked(*datas: da.Array) -> list[da.Array]:
