@@ -18,6 +18,7 @@ Nothing else computes. One rule computes while an array is being built, the
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import sys
@@ -69,35 +70,34 @@ def _run(collections: Sequence[Any], persist: bool = False, title: str | None = 
     """Compute (or persist) Dask collections in one go, with a progress bar if wanted;
     Dask optimises their graph after element-wise layers are made once per user
     (:mod:`._graph.fusion`)."""
-    with optimising(optimize):
-        return _run_optimised(collections, persist, title)
-
-
-def _run_optimised(collections: Sequence[Any], persist: bool, title: str | None) -> list[Any]:
     show = show_progress()
     if show and title:
         print(f"[strict_array] {title}", file=sys.stderr, flush=True)
-    client = active_client()
-    if client is not None:
-        futures = (
-            client.persist(list(collections)) if persist else client.compute(list(collections))
-        )
-        if show:
-            from distributed import progress
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(optimising(optimize))
+        client = active_client()
+        if client is not None:
+            futures = (
+                client.persist(list(collections)) if persist else client.compute(list(collections))
+            )
+            if show:
+                from distributed import progress
 
-            progress(futures)
-        return list(futures) if persist else client.gather(futures)
-    run = dask.persist if persist else dask.compute
-    if dask.config.get("scheduler", None) in (None, "threads", "threading"):
+                progress(futures)
+            return list(futures) if persist else client.gather(futures)
         # Dask's threads each call BLAS, whose own threads then oversubscribe the cores
         # (block products many times slower: docs/dev/scikit-learn-log.md); one BLAS thread per
         # Dask thread, as dask.distributed's workers have (its nanny's pre-spawn-environ
         # sets OMP_NUM_THREADS=1 and friends)
-        controller = _blas_controller()
+        threads = dask.config.get("scheduler", None) in (None, "threads", "threading")
+        controller = _blas_controller() if threads else None
         if controller is not None:
-            with controller.limit(limits=1, user_api="blas"):
-                return _run_local(run, collections, show)
-    return _run_local(run, collections, show)
+            stack.enter_context(controller.limit(limits=1, user_api="blas"))
+        if show:
+            from dask.diagnostics import ProgressBar
+
+            stack.enter_context(ProgressBar(minimum=1.0))
+        return list((dask.persist if persist else dask.compute)(*collections))
 
 
 @functools.cache
@@ -111,29 +111,17 @@ def _blas_controller() -> Any:
     return ThreadpoolController()
 
 
-def _run_local(run: Any, collections: Sequence[Any], show: bool) -> list[Any]:
-    if show:
-        from dask.diagnostics import ProgressBar
-
-        with ProgressBar(minimum=1.0):
-            return list(run(*collections))
-    return list(run(*collections))
-
-
 def _keeping(p: _plan.Plan) -> Any:
-    """:func:`_run_pass`, keeping what each reduction pass computed (:mod:`._keep`)."""
+    """A pass's computation (:func:`_run`, with a progress title where there are several),
+    keeping what each reduction pass computed (:mod:`._keep`)."""
 
     def run(step: _plan.Pass, collections: Sequence[Any]) -> list[Any]:
-        out = _run_pass(step, collections)
+        out = _run(collections, title=step.title if step.total > 1 else None)
         if not step.final:
             _keep.keep_pass(p.arrays, step, out)
         return out
 
     return run
-
-
-def _run_pass(step: _plan.Pass, collections: Sequence[Any]) -> list[Any]:
-    return _run(collections, title=step.title if step.total > 1 else None)
 
 
 def planning_threshold() -> int:

@@ -974,16 +974,9 @@ def build_namespace() -> types.SimpleNamespace:
     )
     for name in _linalg.PER_MATRIX:
         setattr(ns.linalg, name, _linalg.per_matrix(name))
-    ns.linalg.svd = _linalg.svd
-    ns.linalg.qr = _linalg.qr
-    ns.linalg.svdvals = _linalg.svdvals
-    ns.linalg.pinv = _linalg.pinv
-    ns.linalg.solve = _linalg.solve
-    ns.linalg.cross = _linalg.cross
-    ns.linalg.matrix_norm = _linalg.matrix_norm
-    ns.linalg.vector_norm = _linalg.vector_norm
-    ns.linalg.diagonal = _linalg.diagonal
-    ns.linalg.trace = _linalg.trace
+    for name in ("svd", "qr", "svdvals", "pinv", "solve", "cross", "matrix_norm", "vector_norm",
+                 "diagonal", "trace"):  # fmt: skip
+        setattr(ns.linalg, name, getattr(_linalg, name))
     ns.linalg.matmul = _matmul
     ns.linalg.vecdot = _vecdot
     for space in (ns, ns.fft, ns.linalg):

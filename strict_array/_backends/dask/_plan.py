@@ -87,7 +87,6 @@ __all__ = [
     "CHECKS_KEY",
     "Pass",
     "Plan",
-    "compute",
     "execute",
     "plan",
     "rewrite",
@@ -483,6 +482,7 @@ def fold(graph: Any, roots: Sequence[str], small: int) -> tuple[Any, list[str]]:
     return substitute(graph, computed_here(graph, targets), roots), targets
 
 
+#: the ``dask.config`` key that turns on the planner's consistency checks (the test
 #: suite turns it on): each computed block of a cut point has its declared shape
 CHECKS_KEY = "strict_array.planning-checks"
 
@@ -515,15 +515,12 @@ def _default_compute(**kwargs: Any) -> Callable[[Pass, Sequence[Any]], Sequence[
 
 def _passes(
     p: Plan,
-    arrays: Sequence[da.Array] | None,
     compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None,
     kwargs: dict[str, Any],
 ) -> tuple[tuple[da.Array, ...], Callable]:
     if compute is not None and kwargs:
         raise TypeError("pass either compute= or keyword arguments for dask.compute, not both")
-    arrays = p.arrays if arrays is None else _check_arrays(arrays)
-    if tuple(a.name for a in arrays) != p.output_names:
-        raise ValueError("these are not the arrays the plan was made for")
+    arrays = p.arrays
     run = compute if compute is not None else _default_compute(**kwargs)
     graph = merged_graph(arrays)
     if graph is None:
@@ -559,7 +556,6 @@ def _passes(
 
 def rewrite(
     p: Plan,
-    arrays: Sequence[da.Array] | None = None,
     *,
     compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None = None,
     **compute_kwargs: Any,
@@ -570,36 +566,23 @@ def rewrite(
     the shapes, chunks and dtypes of the originals, and new names (without reduction
     passes they are the original arrays).
 
-    ``arrays`` default to the ones the plan was made for (if given, they must be
-    those). ``compute(step, collections)`` computes one pass: it receives the
+    ``compute(step, collections)`` computes one pass: it receives the
     :class:`Pass` and a list of Dask collections and returns their values in order
     (default ``dask.compute(*collections, **compute_kwargs)``, which uses an active
     ``distributed.Client``); use it to show a progress bar per pass.
     """
-    return _passes(p, arrays, compute, compute_kwargs)[0]
+    return _passes(p, compute, compute_kwargs)[0]
 
 
 def execute(
     p: Plan,
-    arrays: Sequence[da.Array] | None = None,
     *,
     compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None = None,
     **compute_kwargs: Any,
 ) -> tuple[Any, ...]:
     """Run all passes of ``p``; return the values of the arrays (as ``dask.compute``).
 
-    See :func:`rewrite` for ``arrays``, ``compute`` and ``compute_kwargs``.
+    See :func:`rewrite` for ``compute`` and ``compute_kwargs``.
     """
-    final, run = _passes(p, arrays, compute, compute_kwargs)
+    final, run = _passes(p, compute, compute_kwargs)
     return tuple(run(p.passes[-1], list(final)))
-
-
-def compute(
-    *arrays: da.Array,
-    threshold_bytes: int,
-    small_bytes: int | None = None,
-    **compute_kwargs: Any,
-) -> tuple[Any, ...]:
-    """``dask.compute(*arrays)`` through a plan: ``execute(plan(arrays, ...))``."""
-    p = plan(arrays, threshold_bytes=threshold_bytes, small_bytes=small_bytes)
-    return execute(p, **compute_kwargs)

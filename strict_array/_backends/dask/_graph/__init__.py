@@ -382,7 +382,7 @@ def rename_graph(
     Blockwise layers stay Blockwise (and fusable); materialised layers get their
     tasks renamed. With a layer of another kind the graph is left as it is.
     """
-    deps = {k: set(graph.dependencies.get(k, ())) & graph.layers.keys() for k in graph.layers}
+    deps = dependencies_of(graph)
     renamed = set(changed) & graph.layers.keys()
     if not renamed:
         return graph, {}
@@ -471,8 +471,7 @@ def substitute(
 ) -> HighLevelGraph:
     """``graph`` with each layer in ``values`` replaced by its computed blocks (no
     dependencies), and the layers that only fed them dropped."""
-    layers = dict(graph.layers)
-    deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
+    layers, deps = dict(graph.layers), dependencies_of(graph)
     for name, (keys, blocks) in values.items():
         old = layers[name]
         mapping = {
@@ -485,9 +484,6 @@ def substitute(
         deps[name] = set()
     keep = reachable(roots, deps)
     return HighLevelGraph({k: layers[k] for k in keep}, {k: deps[k] & keep for k in keep})
-
-
-#: the ``dask.config`` key that turns on the planner's consistency checks (the test
 
 
 # --- the vocabulary's own words: graphs, arrays, tasks ---------------------------------
@@ -506,11 +502,6 @@ def dependencies_of(graph: HighLevelGraph) -> dict[str, set[str]]:
     """Each layer of ``graph`` with the layers of ``graph`` it depends on."""
     layers = graph.layers
     return {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
-
-
-def output_keys(layer: Any) -> list[Any]:
-    """The keys of the blocks ``layer`` makes."""
-    return list(layer.get_output_keys())
 
 
 def root_layer(a: Any) -> str:
@@ -564,7 +555,7 @@ def computed_here(
     ``(keys, blocks)`` (for :func:`substitute`). Only the planner's fold calls it, while
     a computation runs (never while a graph is built)."""
     part = own_graph(graph, *names)
-    keys = {n: output_keys(graph.layers[n]) for n in names}
+    keys = {n: list(graph.layers[n].get_output_keys()) for n in names}
     wanted: Any = [keys[n] for n in names]  # (nested lists of keys: Dask's form)
     values = dask.local.get_sync(dict(part), wanted)
     return {n: (keys[n], list(v)) for n, v in zip(names, values)}
