@@ -51,6 +51,13 @@ import dask
 import dask.array as da
 import dask.local
 import numpy as np
+
+# tasks are objects, a value is a DataNode (tasks and references to blocks, for
+# array_of_tasks: Dask's own, re-exported)
+from dask._task_spec import Alias, Task, TaskRef  # noqa: F401
+from dask._task_spec import DataNode as _DataNode
+from dask._task_spec import GraphNode as _GraphNode
+from dask._task_spec import convert_legacy_graph as _convert_legacy_graph
 from dask.base import clone_key
 from dask.blockwise import Blockwise
 from dask.core import flatten
@@ -58,19 +65,6 @@ from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from dask.layers import ArrayChunkShapeDep
 
 from .. import _facts
-
-_DataNode: Any
-_GraphNode: Any
-_convert_legacy_graph: Any
-try:  # Dask >= 2024.12: tasks are objects; a value is a DataNode
-    # (tasks and references to blocks, for array_of_tasks: Dask's own, re-exported)
-    from dask._task_spec import Alias, Task, TaskRef  # noqa: F401
-    from dask._task_spec import DataNode as _DataNode
-    from dask._task_spec import GraphNode as _GraphNode
-    from dask._task_spec import convert_legacy_graph as _convert_legacy_graph
-except ImportError:  # pragma: no cover - older Dask: a graph value is the value itself
-    _DataNode = _GraphNode = _convert_legacy_graph = None
-
 
 #: the ``dask.config`` key of Dask's expression arrays, and its environment variable
 QUERY_PLANNING_KEY = "array.query-planning"
@@ -402,7 +396,7 @@ def rename_graph(
         new: Any
         if isinstance(layer, Blockwise):
             new = layer.clone(keys, seed)[0]
-        elif isinstance(layer, MaterializedLayer) and _GraphNode is not None:
+        elif isinstance(layer, MaterializedLayer):
             tasks = dict(layer)
             if not all(isinstance(t, _GraphNode) for t in tasks.values()):
                 if all_keys is None:  # what a task of the older (tuple) form may refer to
@@ -474,9 +468,7 @@ def substitute(
     layers, deps = dict(graph.layers), dependencies_of(graph)
     for name, (keys, blocks) in values.items():
         old = layers[name]
-        mapping = {
-            k: (_DataNode(k, v) if _DataNode is not None else v) for k, v in zip(keys, blocks)
-        }
+        mapping = {k: _DataNode(k, v) for k, v in zip(keys, blocks)}
         ann = dict(old.collection_annotations) if old.collection_annotations else None
         layers[name] = _facts.carry_layer(
             MaterializedLayer(mapping, collection_annotations=ann), old

@@ -32,25 +32,16 @@ from collections import defaultdict
 from typing import Any, TypeGuard
 
 import numpy as np
+
+# tasks are objects; a value is a DataNode; _execute_subgraph is the function of a task
+# made by fusing others, whose steps it holds
+from dask._task_spec import DataNode, Task, TaskRef, _execute_subgraph
 from dask.array.optimization import optimize as dask_optimize
 from dask.blockwise import Blockwise
 from dask.core import flatten
 from dask.highlevelgraph import HighLevelGraph
 
 from . import toposort, users_of
-
-DataNode: Any
-Task: Any
-TaskRef: Any
-_execute_subgraph: Any
-try:  # Dask >= 2024.12: tasks are objects; a value is a DataNode
-    from dask._task_spec import DataNode, Task, TaskRef
-except ImportError:  # pragma: no cover - older Dask
-    DataNode = Task = TaskRef = None
-try:  # (the function of a task made by fusing others, whose steps it holds)
-    from dask._task_spec import _execute_subgraph
-except ImportError:  # pragma: no cover - older Dask
-    _execute_subgraph = None
 
 #: a layer with more users than this is left shared (each copy repeats its work)
 MOST_USERS = 8
@@ -105,8 +96,6 @@ def written_in_place(dsk: dict) -> dict:
     key the scheduler holds, which another computation may share), made by a write
     (so a copy that nothing else has), and used by no other step. The values
     computed are the same."""
-    if _execute_subgraph is None:  # pragma: no cover - older Dask: no task objects
-        return dsk
     out = dict(dsk)
     for k, node in dsk.items():
         steps = _steps_written_in_place(node)
@@ -187,8 +176,6 @@ def reduced_together(dsk: dict, keys: Any, sizes: dict[Any, int]) -> dict:
     and all its reductions' first steps gives the users' small results, each under
     its own key; the block is never held. XLA calls this sibling multi-output fusion.
     The values computed are the same."""
-    if Task is None:  # pragma: no cover - older Dask: no task objects
-        return dsk
     wanted = set(flatten(keys))
     users = users_of(list(dsk), _dependencies(dsk))
 
@@ -230,8 +217,6 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
     each block of the data is read and held until the value's turn comes). Put in its
     users' tasks, it is there when they are. A value of one user moves into its task
     whatever its size (no byte is copied). The values computed are the same."""
-    if DataNode is None:  # pragma: no cover - older Dask: no task objects
-        return dsk
     wanted = set(flatten(keys))
     values = {
         k: node for k, node in dsk.items()
