@@ -42,6 +42,7 @@ from ._basics import (
     rechunk,
     refines,
     remade,
+    unknown,
     with_block_ranges,
 )
 from ._graph import optimising
@@ -249,7 +250,7 @@ KNOWN_SIZES_PACKAGES_KEY = "strict_array.known-sizes-packages"
 
 def unknown_chunks(data: da.Array) -> bool:
     """Whether some size of ``data`` is unknown until computed."""
-    return any(c != c for axis in data.chunks for c in axis)  # NaN marks an unknown size
+    return any(map(unknown, data.shape))
 
 
 def known_sizes(data: da.Array) -> da.Array:
@@ -298,14 +299,6 @@ def _packages_of_the_alias() -> list[str] | None:
     return list(packages)
 
 
-def sizes_as_asked(*datas: da.Array) -> list[da.Array]:
-    """``datas`` as they are, or, where :func:`sizes_asked`, persisted together (the
-    work is not done again when their values are needed) with their sizes."""
-    if not any(unknown_chunks(d) for d in datas) or not sizes_asked():
-        return list(datas)
-    return persisted_with_sizes(datas)
-
-
 def persisted_with_sizes(datas: Sequence[da.Array]) -> list[da.Array]:
     """``datas`` computed together and kept (the work is not done again when their values
     are needed), with their sizes known."""
@@ -314,14 +307,15 @@ def persisted_with_sizes(datas: Sequence[da.Array]) -> list[da.Array]:
 
 def sized(value: Any) -> Any:
     """``value`` (an array, or a tuple, named tuple or list of values) with the arrays of
-    unknown sizes in it :func:`sizes_as_asked`, together. The others stay lazy: the
+    unknown sizes in it, where :func:`sizes_asked`, persisted together with their sizes
+    (the work is not done again when their values are needed). The others stay lazy: the
     inverse indices of ``unique_inverse`` are as large as its input, and are computed
     from the kept small results when needed."""
     arrays = [v for v in (value if isinstance(value, (tuple, list)) else (value,))
               if isinstance(v, da.Array) and unknown_chunks(v)]  # fmt: skip
-    if not arrays:
+    if not arrays or not sizes_asked():
         return value
-    known = dict(zip(map(id, arrays), sizes_as_asked(*arrays)))
+    known = dict(zip(map(id, arrays), persisted_with_sizes(arrays)))
     if isinstance(value, da.Array):
         return known[id(value)]
     items = [known.get(id(v), v) for v in value]
