@@ -27,12 +27,19 @@ plan, pass, cut point
     their values into the graph; the last pass computes what was asked
     (dask/dask#874; :mod:`._plan`).
 kept value
-    A small result computed once and reused by later computations (:mod:`._keep`);
-    *held* means an array the program still holds.
+    A small result computed once and reused by later computations (:mod:`._keep`).
+held
+    An array the program still holds (:func:`._keep.held`), and nothing else: blocks
+    in memory *wait* there.
+resident
+    Values already in this process's memory (a consumer's NumPy array, data
+    persisted here): :func:`._graph.resident_bytes` of a layer,
+    :func:`._basics.bytes_in_memory` of what an array reads.
 unknown size
     A size Dask knows only when computed (NaN), as after a selection by a mask.
     The data-dependent-size rule (:func:`._compute.sizes_asked`) says when such a size
-    is computed at once: the only computation while an array is built.
+    is computed at once (a block's ``known_sizes`` setting, else the packages the
+    rank-promotion policy names): the only computation while an array is built.
 computing
     Turning graphs into values: in :mod:`._compute` alone, which plans, runs and
     keeps.

@@ -147,7 +147,7 @@ def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
     """For each block of ``index`` made by at most ``most`` tasks from data alone (a
     kept ``nonzero``'s mask, and a ``concat`` of it), those tasks, to fuse into the
     gather of that block. Apart, Dask's order runs them late: the cumulative sums and
-    the sorted scores a take gathers from wait for them, nearly all of both held. The
+    the sorted scores a take gathers from wait for them, nearly all of both in memory. The
     data may be on a cluster's workers.
     No entry for a block made from anything else: its gather waits for it."""
     raw, graph = tasks_of(index)

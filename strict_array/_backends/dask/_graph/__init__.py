@@ -567,7 +567,7 @@ def block_keys_of(a: da.Array) -> list[Any]:
 
 def tasks_of(a: da.Array) -> tuple[dict[Any, Any], dict[Any, Any]]:
     """``a``'s graph of tasks as Dask holds it, and as ``dask._task_spec`` tasks (a
-    key of the first missing from the second is data held elsewhere: a future)."""
+    key of the first missing from the second is data that lives elsewhere: a future)."""
     raw = dict(a.__dask_graph__())
     return raw, _convert_legacy_graph(raw)
 

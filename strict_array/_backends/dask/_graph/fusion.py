@@ -174,7 +174,7 @@ def reduced_together(dsk: dict, keys: Any, sizes: dict[Any, int]) -> dict:
     whole tree, and every block waits in memory for them (an array summed twice: a
     cluster's workers hold its blocks until they spill). One task that makes the block
     and all its reductions' first steps gives the users' small results, each under
-    its own key; the block is never held. XLA calls this sibling multi-output fusion.
+    its own key; the block never waits in memory. XLA calls this sibling multi-output fusion.
     The values computed are the same."""
     wanted = set(flatten(keys))
     users = users_of(list(dsk), _dependencies(dsk))
@@ -214,7 +214,7 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
     A value is a task with no dependencies: a ``dask.distributed`` scheduler queues it
     with the reads of the data, in the priority Dask's order gave it, which may come
     after all of them (a mean put in the graph by the planner, used with the data:
-    each block of the data is read and held until the value's turn comes). Put in its
+    each block of the data is read and waits in memory until the value's turn comes). Put in its
     users' tasks, it is there when they are. A value of one user moves into its task
     whatever its size (no byte is copied). The values computed are the same."""
     wanted = set(flatten(keys))
