@@ -201,11 +201,11 @@ def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
     taken = [by_id[id(a)] for a in p.taken]
     of_pending = {id(e.array) for e in pending}
     more = [e for e in taken if id(e.array) in of_pending]
-    if not more:
-        return _run_keeping(datas, taken, p, persist)
     try:
         return _run_keeping(datas, taken, p, persist)
     except Exception as error:
+        if not more:
+            raise
         # An error of the held arrays not asked for is theirs: they are not tried again
         # (each would run the computation twice), and raise it when they are asked for.
         # The arrays asked for run alone; an error of theirs is raised, this one chained.
