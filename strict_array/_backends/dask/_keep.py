@@ -53,7 +53,7 @@ import dask.array as da
 import numpy as np
 
 from . import _graph
-from ._basics import bytes_in_memory, config_bytes
+from ._basics import bytes_in_memory, config_bytes, unknown
 from ._graph import LayerInfo
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ def _held_layer(name: str, layer: Any) -> bool:
 def may_be_kept(a: da.Array) -> bool:
     """Whether ``a`` is small enough to be kept once computed (its graph then cut to its
     blocks): at most ``strict_array.keep-bytes``, of known size."""
-    return not any(c != c for c in a.shape) and a.nbytes <= config_bytes(KEEP_KEY, DEFAULT_KEEP)
+    return not any(map(unknown, a.shape)) and a.nbytes <= config_bytes(KEEP_KEY, DEFAULT_KEEP)
 
 
 def _hits(graph: Any) -> dict[str, tuple[list[Any], Sequence[Any]]]:
@@ -350,12 +350,13 @@ def keep(items: Sequence[Candidate], values: Sequence[Any]) -> None:
     for (a, layer, info), value in zip(items, values):
         value = np.asarray(value)
         assert info.chunks is not None  # (a candidate's chunks are known)
-        keys = _graph.block_keys(info)
         offsets = [np.cumsum((0, *c)) for c in info.chunks]
-        blocks = [value[tuple(slice(o[i], o[i + 1]) for o, i in zip(offsets, k[1:]))] for k in keys]
+        blocks = [
+            value[tuple(slice(o[i], o[i + 1]) for o, i in zip(offsets, k[1:]))]
+            for k in _graph.block_keys(info)
+        ]
         bound = HELD if value.nbytes > small else SMALL
-        inputs = _inputs(_graph.graph_of(a), info.name)
-        _store(info.name, layer, keys, blocks, value.nbytes, inputs, bound)
+        _store(info, layer, _graph.graph_of(a), blocks, value.nbytes, bound)
 
 
 def keep_pass(arrays: Sequence[da.Array], step: Pass, results: Sequence[Any]) -> None:
@@ -368,19 +369,13 @@ def keep_pass(arrays: Sequence[da.Array], step: Pass, results: Sequence[Any]) ->
     for info, blocks in zip(step.layers, results):
         layer = _graph.layers_of(graph).get(info.name)
         if layer is not None and info.nbytes is not None and info.nbytes <= limit:
-            keys, inputs = _graph.block_keys(info), _inputs(graph, info.name)
-            _store(info.name, layer, keys, list(blocks), info.nbytes, inputs, SMALL)
+            _store(info, layer, graph, list(blocks), info.nbytes, SMALL)
 
 
-def _store(
-    name: str,
-    layer: Any,
-    keys: list,
-    blocks: list,
-    nbytes: int,
-    inputs: dict[str, Any] | None,
-    bound: str,
-) -> None:
+def _store(info: LayerInfo, layer: Any, graph: Any, blocks: list, nbytes: int, bound: str) -> None:
+    """Keep ``blocks``, the computed blocks of ``layer`` (``info``) of ``graph``, under
+    ``bound``: while the layer lives, or while the inputs it is computed from do."""
+    name, keys, inputs = info.name, _graph.block_keys(info), _inputs(graph, info.name)
     total = config_bytes(*_BOUNDS[bound])
     _drop(name)
 
