@@ -90,7 +90,7 @@ def broadcast_dim(a: int | None, b: int | None) -> int | None:
 _UNKNOWN_SIZE_NOTE = (
     " (a size unknown until computed broadcasts only against 1 or another unknown size; "
     "make the sizes known first: strict_array.known_sizes(), or the calling package in "
-    "the dask.config key 'strict_array.known-sizes-packages')"
+    "the rank-promotion policy's known_sizes)"
 )
 
 

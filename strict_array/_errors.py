@@ -46,8 +46,9 @@ class RankPromotionWarning(UserWarning):
 
 #: the fix named where a size unknown until computed (on ``DASK``) is used as a number
 UNKNOWN_SIZES_FIX = (
-    "make the sizes known first: strict_array.known_sizes() around the code, or add the "
-    "calling package to the dask.config key 'strict_array.known-sizes-packages'"
+    "make the sizes known first: strict_array.known_sizes() around the code, or name the "
+    "calling package in the rank-promotion policy's known_sizes "
+    "(strict_array.rank_promotion_policy({}, known_sizes=[...]))"
 )
 
 #: What most functions accept as an array argument.

@@ -11,6 +11,14 @@ A *policy* is a default mode plus a mode per package; the package is that of
 the first frame outside strict_array (the code that called us), found only when
 a promotion happens, so the fast path, which never promotes, pays nothing.
 
+A policy also names the packages whose data-dependent sizes are computed at once
+(:attr:`RankPromotionPolicy.known_sizes`; by default scikit-learn, SciPy and
+array-api-extra, array-API consumers that use sizes as numbers): on a lazy device a
+selection by a mask, ``nonzero`` or ``unique_values`` called from them has its size
+known where it arises (the DASK device's data-dependent-size rule). It is the only
+other decision made by the calling package, and it too looks for the caller only when
+such a size arises (:func:`sizes_known_here`).
+
 Modes: ``"raise"`` (default), ``"warn"``, ``"allow"``, and ``"audit"`` (allow
 and record the call site in the policy's :class:`AuditReport`). A policy may
 carry a :class:`RankPromotionBaseline`, the known sites: where the mode would
@@ -30,12 +38,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import os
 import sys
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from types import FrameType
@@ -55,7 +64,7 @@ from ._broadcasting import (
     stretches_both,
     sum_to_plan,
 )
-from ._caller import caller
+from ._caller import caller, in_packages
 from ._errors import RankPromotionError, RankPromotionWarning
 from ._typing import Shape
 
@@ -73,6 +82,12 @@ __all__ = [
     "stacks",
     "sum_to",
 ]
+
+#: the packages whose data-dependent sizes are computed at once by default: array-API
+#: consumers that use sizes as numbers (scikit-learn's type_of_target compares
+#: unique_values(y).shape[0] with 2; array-api-extra's eager_shape refuses an unknown
+#: size; SciPy calls both)
+KNOWN_SIZES_PACKAGES = frozenset({"sklearn", "scipy", "array_api_extra"})
 
 Mode = Literal["raise", "warn", "allow"]
 PolicyMode = Literal["raise", "warn", "allow", "audit"]
@@ -98,12 +113,17 @@ class RankPromotionPolicy:
     baseline : RankPromotionBaseline or None
         Known sites: where the mode is ``"raise"`` or ``"warn"``, a promotion at
         one of them is allowed and recorded in ``baseline.report`` instead.
+    known_sizes : frozenset of str
+        The packages whose calls get data-dependent sizes computed at once on a
+        lazy device (a module inside one counts); :data:`KNOWN_SIZES_PACKAGES` by
+        default. A block's ``strict_array.known_sizes(...)`` decides over it.
     """
 
     default: str
     packages: Mapping[str, str] = field(default_factory=dict)
     report: AuditReport = field(default_factory=AuditReport)
     baseline: RankPromotionBaseline | None = None
+    known_sizes: frozenset[str] = field(default_factory=lambda: KNOWN_SIZES_PACKAGES)
 
     __module__ = "strict_array"
 
@@ -125,21 +145,34 @@ def _check_mode(mode: object, where: str, allowed: tuple[str, ...] = MODES) -> s
     return mode  # type: ignore[return-value]
 
 
+def _check_name(name: object, where: str) -> str:
+    if not isinstance(name, str) or not all(p.isidentifier() for p in name.split(".")):
+        raise ValueError(
+            f"{where}: {name!r} is not a package name; use an import name such as "
+            "'sklearn' or 'mypkg.sub'."
+        )
+    return name
+
+
 def _check_packages(packages: object, where: str) -> dict[str, str]:
     if not isinstance(packages, Mapping):
         raise TypeError(
             f"{where}: packages must be a mapping of package names to modes, e.g. "
             f"{{'sklearn': 'warn'}}, got {type(packages).__name__}."
         )
-    out = {}
-    for name, mode in packages.items():
-        if not isinstance(name, str) or not all(p.isidentifier() for p in name.split(".")):
-            raise ValueError(
-                f"{where}: {name!r} is not a package name; use an import name such as "
-                "'sklearn' or 'mypkg.sub'."
-            )
-        out[name] = _check_mode(mode, f"{where} (package {name!r})", POLICY_MODES)
-    return out
+    return {
+        _check_name(name, where): _check_mode(mode, f"{where} (package {name!r})", POLICY_MODES)
+        for name, mode in packages.items()
+    }
+
+
+def _check_known_sizes(packages: object, where: str) -> frozenset[str]:
+    if isinstance(packages, str) or not isinstance(packages, Iterable):
+        raise TypeError(
+            f"{where}: known_sizes must be a collection of package names, e.g. "
+            f"['sklearn', 'mypkg'], got {packages!r}."
+        )
+    return frozenset(_check_name(name, f"{where} (known_sizes)") for name in packages)
 
 
 BaselineLike = RankPromotionBaseline | AuditReport | Mapping[str, Any] | str | os.PathLike[str]
@@ -237,9 +270,7 @@ def set_rank_promotion(mode: Mode) -> None:
     precedence over this default there.
     """
     current = _process[0]
-    _process[0] = RankPromotionPolicy(
-        _check_mode(mode, "set_rank_promotion"), current.packages, current.report, current.baseline
-    )
+    _process[0] = dataclasses.replace(current, default=_check_mode(mode, "set_rank_promotion"))
 
 
 def set_rank_promotion_policy(
@@ -247,6 +278,7 @@ def set_rank_promotion_policy(
     default: Mode | None = None,
     *,
     baseline: BaselineLike | None = None,
+    known_sizes: Iterable[str] | None = None,
 ) -> None:
     """Set the process-wide rank-promotion policy: a mode per package.
 
@@ -262,6 +294,9 @@ def set_rank_promotion_policy(
         ``get_rank_promotion_policy().baseline.report`` where the mode would raise
         or warn; unchanged if omitted. File paths are relative to the working
         directory.
+    known_sizes : collection of str, optional
+        The packages whose calls get data-dependent sizes computed at once on a lazy
+        device (:attr:`RankPromotionPolicy.known_sizes`); unchanged if omitted.
 
     See Also
     --------
@@ -277,7 +312,12 @@ def set_rank_promotion_policy(
     known = (
         current.baseline if baseline is None else as_baseline(baseline, "set_rank_promotion_policy")
     )
-    _process[0] = RankPromotionPolicy(mode, checked, current.report, known)
+    sized = (
+        current.known_sizes
+        if known_sizes is None
+        else _check_known_sizes(known_sizes, "set_rank_promotion_policy")
+    )
+    _process[0] = RankPromotionPolicy(mode, checked, current.report, known, sized)
 
 
 class _Scoped(contextlib.ContextDecorator):
@@ -323,7 +363,11 @@ def rank_promotion(mode: Mode) -> contextlib.AbstractContextManager[Any]:
     (2, 3)
     """
     checked = _check_mode(mode, "rank_promotion")
-    return _Scoped(lambda outer: RankPromotionPolicy(checked, baseline=outer.baseline))
+    return _Scoped(
+        lambda outer: RankPromotionPolicy(
+            checked, baseline=outer.baseline, known_sizes=outer.known_sizes
+        )
+    )
 
 
 def rank_promotion_policy(
@@ -331,6 +375,7 @@ def rank_promotion_policy(
     default: PolicyMode | None = None,
     *,
     baseline: BaselineLike | None = None,
+    known_sizes: Iterable[str] | None = None,
 ) -> contextlib.AbstractContextManager[AuditReport]:
     """Context manager (and decorator): a rank-promotion mode per package, locally.
 
@@ -352,6 +397,10 @@ def rank_promotion_policy(
         them is allowed and recorded, so that only new sites fail. By default the
         enclosing one. File paths are relative to the working directory; read
         when called.
+    known_sizes : collection of str, optional
+        The packages whose calls get data-dependent sizes computed at once on a lazy
+        device (:attr:`RankPromotionPolicy.known_sizes`); by default the enclosing
+        policy's.
 
     Yields
     ------
@@ -370,13 +419,18 @@ def rank_promotion_policy(
     checked = _check_packages(packages, "rank_promotion_policy")
     mode = None if default is None else _check_mode(default, "rank_promotion_policy", POLICY_MODES)
     known = None if baseline is None else as_baseline(baseline, "rank_promotion_policy")
+    where = "rank_promotion_policy"
+    sized = None if known_sizes is None else _check_known_sizes(known_sizes, where)
 
     def make(outer: RankPromotionPolicy) -> RankPromotionPolicy:
         packages = {**outer.packages, **checked}
+        sizes = outer.known_sizes if sized is None else sized
         if known is None:
-            return RankPromotionPolicy(mode or outer.default, packages, baseline=outer.baseline)
+            return RankPromotionPolicy(
+                mode or outer.default, packages, baseline=outer.baseline, known_sizes=sizes
+            )
         # one report for the block: its audited packages and its baseline's sites
-        return RankPromotionPolicy(mode or outer.default, packages, known.report, known)
+        return RankPromotionPolicy(mode or outer.default, packages, known.report, known, sizes)
 
     return _Scoped(make)
 
@@ -398,10 +452,23 @@ def audit() -> contextlib.AbstractContextManager[AuditReport]:
     >>> report.total
     1
     """
-    return _Scoped(lambda outer: RankPromotionPolicy("audit"))
+    return _Scoped(lambda outer: RankPromotionPolicy("audit", known_sizes=outer.known_sizes))
 
 
-# --- the decision ------------------------------------------------------------------------
+# --- the decisions -----------------------------------------------------------------------
+def sizes_known_here(packages: Iterable[str] | None = None) -> bool:
+    """Whether the code calling strict_array here is in one of the policy's
+    :attr:`~RankPromotionPolicy.known_sizes` packages (or of ``packages``): the caller
+    is looked for only where a data-dependent size arises, as for a promotion."""
+    if packages is None:
+        packages = get_rank_promotion_policy().known_sizes
+    packages = tuple(packages)
+    if not packages:
+        return False
+    frame, _ = caller()
+    return frame is not None and in_packages(frame.f_globals.get("__name__", ""), packages)
+
+
 def _decide(p: Promotion) -> None:
     policy = _local.get() or _process[0]
     frame: FrameType | None = None

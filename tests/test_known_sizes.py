@@ -1,7 +1,7 @@
 """Data-dependent sizes on DASK: known where a consumer needs them (docs/dask.md, "Unknown sizes").
 
-A consumer package (scikit-learn, SciPy, array-api-extra by default; the dask.config key
-``strict_array.known-sizes-packages``) gets the sizes of masks, ``nonzero`` and
+A consumer package (scikit-learn, SciPy, array-api-extra by default; the rank-promotion
+policy's ``known_sizes``) gets the sizes of masks, ``nonzero`` and
 ``unique_*`` as numbers; other code gets ``None`` unless it asks. A mask's sizes come
 from one pass over the mask alone: the selected array stays lazy.
 """
@@ -106,22 +106,37 @@ def test_a_consumer_package_gets_sizes_as_numbers(package):
     assert x[y == 1].shape == (None, 5) and xp.unique_values(y).shape == (None,)
 
 
-def test_the_packages_are_a_setting_and_a_block_decides_over_them():
+def test_the_packages_are_the_policys_and_a_block_decides_over_them():
     y = xp.asarray(Y, device=xp.DASK, chunks=7)
-    with dask.config.set({"strict_array.known-sizes-packages": ["mypkg"]}):
-        assert _as("mypkg.sub", "y[y > 0].shape", y=y) == (int((Y > 0).sum()),)
+    n = int((Y > 0).sum())
+    assert xp.get_rank_promotion_policy().known_sizes == {"sklearn", "scipy", "array_api_extra"}
+    with xp.rank_promotion_policy({"mypkg": "warn"}, known_sizes=["mypkg"]):
+        assert _as("mypkg.sub", "y[y > 0].shape", y=y) == (n,)
         assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
         assert _as("mypkg_other", "y[y > 0].shape", y=y) == (None,)  # a package, not a prefix
-    with dask.config.set(
-        {"strict_array.known-sizes-packages": "mypkg, other"}
-    ):  # the environment's form
-        assert _as("other", "y[y > 0].shape", y=y) == (int((Y > 0).sum()),)
-    with dask.config.set({"strict_array.known-sizes-packages": []}):
+        with xp.rank_promotion("allow"):  # (a mode for all code keeps the packages)
+            assert _as("mypkg", "y[y > 0].shape", y=y) == (n,)
+    with xp.rank_promotion_policy({}, known_sizes=[]):
         assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
     with xp.known_sizes(False):  # a block's setting decides for every package in it
         assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
     with xp.known_sizes():
-        assert y[y > 0].shape == (int((Y > 0).sum()),)
+        assert y[y > 0].shape == (n,)
+    with pytest.raises(TypeError, match="known_sizes must be a collection of package names"):
+        xp.rank_promotion_policy({}, known_sizes="mypkg")
+
+
+def test_the_old_dask_config_key_is_a_deprecated_alias():
+    y = xp.asarray(Y, device=xp.DASK, chunks=7)
+    n = int((Y > 0).sum())
+    with pytest.warns(DeprecationWarning, match="rank-promotion policy"):
+        with dask.config.set({"strict_array.known-sizes-packages": ["mypkg"]}):
+            assert _as("mypkg.sub", "y[y > 0].shape", y=y) == (n,)
+            assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+        with dask.config.set({"strict_array.known-sizes-packages": "mypkg, other"}):
+            assert _as("other", "y[y > 0].shape", y=y) == (n,)  # the environment's form
+        with dask.config.set({"strict_array.known-sizes-packages": []}):
+            assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
 
 
 @pytest.mark.parametrize(
@@ -168,7 +183,7 @@ def test_the_first_use_of_an_unknown_size_names_the_setting():
         lambda: unknown[0],
         lambda: unknown + xp.ones(3, device=xp.DASK),
     ):
-        with pytest.raises((TypeError, ValueError), match=r"strict_array\.known-sizes-packages"):
+        with pytest.raises((TypeError, ValueError), match=r"policy's known_sizes"):
             use()
 
 

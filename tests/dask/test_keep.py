@@ -204,7 +204,7 @@ def test_an_array_held_from_data_in_memory_is_computed_once(tmp_path, rows):
         assert name in _keep._kept and _keep._kept[name].bound == _keep.HELD
         grad = xp.matmul(raw.T, x)
         # (built on the kept blocks: the graph holds them as values)
-        assert _graph.held_bytes(grad._data.__dask_graph__().layers[name]) == 256 * 3 * 8
+        assert _graph.resident_bytes(grad._data.__dask_graph__().layers[name]) == 256 * 3 * 8
         assert float(xp.sum(xt)) == pytest.approx(data.sum())
         assert t_name not in _keep._kept
         np.testing.assert_allclose(loss, np.exp(data @ w).sum(), rtol=1e-12)
@@ -213,7 +213,7 @@ def test_an_array_held_from_data_in_memory_is_computed_once(tmp_path, rows):
         gc.collect()
         assert name in _keep._kept  # (found again by a rebuilt ``x @ coef`` while they live)
         again = x @ coef
-        assert _graph.held_bytes(again._data.__dask_graph__().layers[name]) == 256 * 3 * 8
+        assert _graph.resident_bytes(again._data.__dask_graph__().layers[name]) == 256 * 3 * 8
         del again, coef
         gc.collect()
         assert name not in _keep._kept

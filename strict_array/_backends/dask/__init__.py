@@ -27,12 +27,19 @@ plan, pass, cut point
     their values into the graph; the last pass computes what was asked
     (dask/dask#874; :mod:`._plan`).
 kept value
-    A small result computed once and reused by later computations (:mod:`._keep`);
-    *held* means an array the program still holds.
+    A small result computed once and reused by later computations (:mod:`._keep`).
+held
+    An array the program still holds (:func:`._keep.held`), and nothing else: blocks
+    in memory *wait* there.
+resident
+    Values already in this process's memory (a consumer's NumPy array, data
+    persisted here): :func:`._graph.resident_bytes` of a layer,
+    :func:`._basics.bytes_in_memory` of what an array reads.
 unknown size
     A size Dask knows only when computed (NaN), as after a selection by a mask.
     The data-dependent-size rule (:func:`._compute.sizes_asked`) says when such a size
-    is computed at once: the only computation while an array is built.
+    is computed at once (a block's ``known_sizes`` setting, else the packages the
+    rank-promotion policy names): the only computation while an array is built.
 computing
     Turning graphs into values: in :mod:`._compute` alone, which plans, runs and
     keeps.
@@ -60,10 +67,11 @@ Modules:
 One compute, ``float(x)`` for ``x = xp.sum((a - xp.mean(a, axis=0)) ** 2)``:
 ``Array.__float__`` asks the device for the value (``DaskDevice.compute``), which is
 :func:`._compute.compute`. It puts the kept values in place of their layers
-(:func:`._keep.substitute`), plans the passes (:func:`._plan.plan`: the mean is a cut
-point, ``a`` waits for it), adds the small layers and held arrays worth keeping
-(:func:`._keep.candidates`, :func:`._keep.held`, :func:`._keep.pending`) where they
-add no pass, and runs the plan (:func:`._plan.execute`): pass 1 computes the mean,
+(:func:`._keep.substitute`), finds the small layers and held arrays worth keeping
+(:func:`._keep.candidates`, :func:`._keep.held`, :func:`._keep.pending`), plans the
+passes once for them all (:func:`._plan.plan`: the mean is a cut point, ``a`` waits
+for it; the arrays worth keeping are taken along where they add no pass), and runs
+the plan (:func:`._plan.execute`): pass 1 computes the mean,
 streaming ``a``, its blocks are kept (:func:`._keep.keep_pass`) and put in the graph
 (:func:`._graph.substitute`); pass 2 computes the sum from the rewritten graph. Each
 pass is one ``dask.compute`` (or a ``Client``'s), with :func:`._graph.fusion.optimize`

@@ -286,7 +286,7 @@ def cost_of_blocks(x: da.Array) -> int:
 
 
 def bytes_in_memory(*xs: da.Array, made_below: int | None = None) -> int | None:
-    """The bytes of the values held in this process that computing ``xs`` reads (a
+    """The bytes of the values resident in this process that computing ``xs`` reads (a
     consumer's NumPy array given to ``asarray``, an array persisted on this machine),
     when it reads nothing else but arrays made from nothing (``ones(n)``, and what is
     derived from them): computing them reads no file, no store and no cluster's data.
@@ -296,21 +296,21 @@ def bytes_in_memory(*xs: da.Array, made_below: int | None = None) -> int | None:
     graph = _graph.merged_graph(xs)
     if graph is None:
         return None
-    held = 0
+    resident = 0
     deps = _graph.dependencies_of(graph)
     for name, layer in _graph.layers_of(graph).items():
         if deps[name]:
             continue
-        h = _graph.held_bytes(layer, from_shapes=False)
+        h = _graph.resident_bytes(layer, from_shapes=False)
         if h is None:  # (made from nothing, or read from elsewhere)
-            if _graph.held_bytes(layer) is None:
+            if _graph.resident_bytes(layer) is None:
                 return None
             if made_below is not None:
                 nbytes = _graph.layer_info(name, layer, True).nbytes
                 if nbytes is None or nbytes >= made_below:
                     return None
-        held += h or 0
-    return held
+        resident += h or 0
+    return resident
 
 
 def ranges_of_blocks(x: da.Array) -> da.Array:

@@ -13,23 +13,16 @@ Settings: ``strict_array.planning(...)`` for a block of code, else the
 ``strict_array.planning-threshold`` (default ``"256 MiB"``).
 
 Nothing else computes. One rule computes while an array is being built, the
-*data-dependent-size rule*: where an operation makes a size that depends on the data
-(a selection by a mask, ``nonzero``, ``unique_values``, the buckets of a sort, the
-blocks a take routes by) and sizes are asked for (:func:`sizes_asked`: the
-``strict_array.known_sizes`` setting of a block of code, else the dask.config key
-``strict_array.known-sizes``, else a call from a package of
-``strict_array.known-sizes-packages``, array-API consumers that use sizes as numbers),
-what fixes the size is computed at once, through this module (:func:`persist`,
-:func:`compute`, :func:`counted`, :func:`computed_block_ranges`; values in this process
-alone by :func:`computed_in_this_process`); otherwise the size stays unknown and the
-array lazy.
+*data-dependent-size rule*, stated in :func:`sizes_asked`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,7 +31,7 @@ import dask.array as da
 import numpy as np
 from dask.utils import parse_bytes
 
-from ..._caller import called_from
+from ..._policy import sizes_known_here
 from ..._settings import current_known_sizes, current_planning, show_progress
 from . import _keep, _plan
 from ._basics import (
@@ -49,6 +42,7 @@ from ._basics import (
     rechunk,
     refines,
     remade,
+    unknown,
     with_block_ranges,
 )
 from ._graph import optimising
@@ -77,35 +71,34 @@ def _run(collections: Sequence[Any], persist: bool = False, title: str | None = 
     """Compute (or persist) Dask collections in one go, with a progress bar if wanted;
     Dask optimises their graph after element-wise layers are made once per user
     (:mod:`._graph.fusion`)."""
-    with optimising(optimize):
-        return _run_optimised(collections, persist, title)
-
-
-def _run_optimised(collections: Sequence[Any], persist: bool, title: str | None) -> list[Any]:
     show = show_progress()
     if show and title:
         print(f"[strict_array] {title}", file=sys.stderr, flush=True)
-    client = active_client()
-    if client is not None:
-        futures = (
-            client.persist(list(collections)) if persist else client.compute(list(collections))
-        )
-        if show:
-            from distributed import progress
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(optimising(optimize))
+        client = active_client()
+        if client is not None:
+            futures = (
+                client.persist(list(collections)) if persist else client.compute(list(collections))
+            )
+            if show:
+                from distributed import progress
 
-            progress(futures)
-        return list(futures) if persist else client.gather(futures)
-    run = dask.persist if persist else dask.compute
-    if dask.config.get("scheduler", None) in (None, "threads", "threading"):
+                progress(futures)
+            return list(futures) if persist else client.gather(futures)
         # Dask's threads each call BLAS, whose own threads then oversubscribe the cores
         # (block products many times slower: docs/dev/scikit-learn-log.md); one BLAS thread per
         # Dask thread, as dask.distributed's workers have (its nanny's pre-spawn-environ
         # sets OMP_NUM_THREADS=1 and friends)
-        controller = _blas_controller()
+        threads = dask.config.get("scheduler", None) in (None, "threads", "threading")
+        controller = _blas_controller() if threads else None
         if controller is not None:
-            with controller.limit(limits=1, user_api="blas"):
-                return _run_local(run, collections, show)
-    return _run_local(run, collections, show)
+            stack.enter_context(controller.limit(limits=1, user_api="blas"))
+        if show:
+            from dask.diagnostics import ProgressBar
+
+            stack.enter_context(ProgressBar(minimum=1.0))
+        return list((dask.persist if persist else dask.compute)(*collections))
 
 
 @functools.cache
@@ -119,29 +112,17 @@ def _blas_controller() -> Any:
     return ThreadpoolController()
 
 
-def _run_local(run: Any, collections: Sequence[Any], show: bool) -> list[Any]:
-    if show:
-        from dask.diagnostics import ProgressBar
-
-        with ProgressBar(minimum=1.0):
-            return list(run(*collections))
-    return list(run(*collections))
-
-
 def _keeping(p: _plan.Plan) -> Any:
-    """:func:`_run_pass`, keeping what each reduction pass computed (:mod:`._keep`)."""
+    """A pass's computation (:func:`_run`, with a progress title where there are several),
+    keeping what each reduction pass computed (:mod:`._keep`)."""
 
     def run(step: _plan.Pass, collections: Sequence[Any]) -> list[Any]:
-        out = _run_pass(step, collections)
+        out = _run(collections, title=step.title if step.total > 1 else None)
         if not step.final:
             _keep.keep_pass(p.arrays, step, out)
         return out
 
     return run
-
-
-def _run_pass(step: _plan.Pass, collections: Sequence[Any]) -> list[Any]:
-    return _run(collections, title=step.title if step.total > 1 else None)
 
 
 def planning_threshold() -> int:
@@ -160,8 +141,9 @@ def planning_threshold() -> int:
     return parse_bytes(threshold) if isinstance(threshold, str) else int(threshold)
 
 
-def plan(datas: Sequence[da.Array]) -> _plan.Plan:
-    """The plan of passes that computing ``datas`` together would run (nothing computes).
+def plan(datas: Sequence[da.Array], optional: Sequence[Sequence[da.Array]] = ()) -> _plan.Plan:
+    """The plan of passes that computing ``datas`` together would run (nothing computes),
+    with the groups of ``optional`` arrays that add no pass taken along (:func:`._plan.plan`).
 
     Computed from values in memory alone (data persisted on this machine, NumPy's
     arrays, and arrays made from nothing below the threshold), they are one pass:
@@ -174,7 +156,7 @@ def plan(datas: Sequence[da.Array]) -> _plan.Plan:
     small = _plan.default_small_bytes(threshold)
     if threshold < sys.maxsize and bytes_in_memory(*datas, made_below=threshold) is not None:
         threshold = sys.maxsize
-    return _plan.plan(list(datas), threshold_bytes=threshold, small_bytes=small)
+    return _plan.plan(list(datas), threshold_bytes=threshold, small_bytes=small, optional=optional)
 
 
 def compute(datas: Sequence[da.Array]) -> list[np.ndarray]:
@@ -199,48 +181,38 @@ def persist(datas: Sequence[da.Array]) -> list[da.Array]:
 
 
 def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
-    """``datas`` computed (or persisted) with what to compute and keep with them: the
-    small layers of their graph, the arrays of their graph the program holds where they
-    read only values in memory (``_keep.held``), and the held small arrays, that add no
-    pass (the held small ones tried first; without them, if that fails)."""
+    """``datas`` computed (or persisted) with what to compute and keep with them, where
+    it adds no pass, in one plan (:func:`plan`): the small layers of their graph and the
+    arrays of their graph the program holds where they read only values in memory
+    (``_keep.held``), taken together or not at all; then the held small arrays not in
+    their graph (``_keep.pending``: all of them, else each one that fits). Where
+    computing the held small arrays fails, it is theirs: they run again without them."""
     if not datas:
         return []
     datas = _keep.substitute(datas)
-    alone = plan(datas)
     threshold = planning_threshold()
-    extra, together = [*_keep.candidates(datas), *_keep.held(datas, threshold)], alone
-    if extra:
-        together = plan([*datas, *(e.array for e in extra)])
-        # (with passes, only where the extra outputs leave them as they are: ``s[s > eps]``
-        # of an SVD planned in two passes, then an assignment through the same mask,
-        # would compute ``s`` again from the data)
-        if alone.reductions and len(together.passes) != len(alone.passes):
-            extra, together = [], alone
-    more: list[_keep.Candidate] = []
-    with_more = together
+    extra = [*_keep.candidates(datas), *_keep.held(datas, threshold)]
     pending = _keep.pending(datas, threshold)
-    if pending:
-        # all of them at once first (one plan: an iterative algorithm's parameters
-        # usually all fit); else one by one, each kept where it adds no pass
-        tried = plan([*datas, *(e.array for e in (*extra, *pending))])
-        if len(tried.passes) == len(alone.passes):
-            more, with_more, pending = list(pending), tried, []
-    for m in pending:
-        tried = plan([*datas, *(e.array for e in (*extra, *more, m))])
-        if len(tried.passes) == len(alone.passes):
-            more.append(m)
-            with_more = tried
-    if not more:
-        return _run_keeping(datas, extra, together, persist)
+    groups = [[e.array for e in extra], [e.array for e in pending]]
+    if len(pending) > 1:  # (an iterative algorithm's parameters usually all fit)
+        groups.extend([e.array] for e in pending)
+    p = plan(datas, groups)
+    by_id = {id(e.array): e for e in (*extra, *pending)}
+    taken = [by_id[id(a)] for a in p.taken]
+    of_pending = {id(e.array) for e in pending}
+    more = [e for e in taken if id(e.array) in of_pending]
     try:
-        return _run_keeping(datas, [*extra, *more], with_more, persist)
+        return _run_keeping(datas, taken, p, persist)
     except Exception as error:
+        if not more:
+            raise
         # An error of the held arrays not asked for is theirs: they are not tried again
         # (each would run the computation twice), and raise it when they are asked for.
         # The arrays asked for run alone; an error of theirs is raised, this one chained.
         _keep.forget_pending([m.array for m in more])
         _LOG.debug("computed again without held arrays that failed: %r", error)
-        return _run_keeping(datas, extra, together, persist)
+        extra = [e for e in taken if id(e.array) not in of_pending]
+        return _run_keeping(datas, extra, plan(datas, [[e.array for e in extra]]), persist)
 
 
 def _run_keeping(
@@ -272,16 +244,13 @@ def store(datas: Sequence[da.Array], targets: Sequence[Any]) -> None:
 
 
 KNOWN_SIZES_KEY = "strict_array.known-sizes"
+#: a deprecated alias of the rank-promotion policy's ``known_sizes`` packages
 KNOWN_SIZES_PACKAGES_KEY = "strict_array.known-sizes-packages"
-#: the packages whose calls get known sizes by default: array-API consumers that use
-#: sizes as numbers (scikit-learn's type_of_target compares unique_values(y).shape[0]
-#: with 2; array-api-extra's eager_shape refuses an unknown size; SciPy calls both)
-DEFAULT_KNOWN_SIZES_PACKAGES = ("sklearn", "scipy", "array_api_extra")
 
 
 def unknown_chunks(data: da.Array) -> bool:
     """Whether some size of ``data`` is unknown until computed."""
-    return any(c != c for axis in data.chunks for c in axis)  # NaN marks an unknown size
+    return any(map(unknown, data.shape))
 
 
 def known_sizes(data: da.Array) -> da.Array:
@@ -290,27 +259,44 @@ def known_sizes(data: da.Array) -> da.Array:
 
 
 def sizes_asked() -> bool:
-    """Whether a data-dependent size arising here is to be computed at once: a block's
-    ``strict_array.known_sizes`` setting, else the ``strict_array.known-sizes``
-    dask.config key, else whether the calling code is in one of the packages of
-    ``strict_array.known-sizes-packages``."""
+    """The *data-dependent-size rule*, the one computation while an array is built.
+
+    Where an operation makes a size that depends on the data (a selection by a mask,
+    ``nonzero``, ``unique_values``, the buckets of a sort, the blocks a take routes
+    by) and this says sizes are asked for, what fixes the size is computed at once,
+    through this module (:func:`persist`, :func:`compute`, :func:`counted`,
+    :func:`computed_block_ranges`; values in this process alone by
+    :func:`computed_in_this_process`); otherwise the size stays unknown and the
+    array lazy. Asked for: by a block's ``strict_array.known_sizes`` setting, else
+    the ``strict_array.known-sizes`` dask.config key (the whole process), else by
+    the rank-promotion policy, whose ``known_sizes`` names the packages whose calls
+    get them (:func:`strict_array._policy.sizes_known_here`; the dask.config key
+    ``strict_array.known-sizes-packages``, where set, is a deprecated alias). Called
+    only where such a size arises, so the caller is looked for only then."""
     asked = current_known_sizes()
     if asked is not None:
         return asked
     if dask.config.get(KNOWN_SIZES_KEY, False):
         return True
-    packages = dask.config.get(KNOWN_SIZES_PACKAGES_KEY, DEFAULT_KNOWN_SIZES_PACKAGES)
-    if isinstance(packages, str):  # (from the environment: a comma-separated list)
-        packages = [p.strip() for p in packages.split(",") if p.strip()]
-    return bool(packages) and called_from(packages)
+    return sizes_known_here(_packages_of_the_alias())
 
 
-def sizes_as_asked(*datas: da.Array) -> list[da.Array]:
-    """``datas`` as they are, or, where :func:`sizes_asked`, persisted together (the
-    work is not done again when their values are needed) with their sizes."""
-    if not any(unknown_chunks(d) for d in datas) or not sizes_asked():
-        return list(datas)
-    return persisted_with_sizes(datas)
+def _packages_of_the_alias() -> list[str] | None:
+    """The packages of the deprecated dask.config key ``strict_array.known-sizes-packages``
+    where it is set (a list, or a comma-separated one from the environment)."""
+    packages = dask.config.get(KNOWN_SIZES_PACKAGES_KEY, None)
+    if packages is None:
+        return None
+    warnings.warn(
+        f"the dask.config key {KNOWN_SIZES_PACKAGES_KEY!r} is deprecated: name the packages "
+        "in the rank-promotion policy, strict_array.set_rank_promotion_policy({}, "
+        "known_sizes=[...]) or strict_array.rank_promotion_policy({}, known_sizes=[...])",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if isinstance(packages, str):
+        return [p.strip() for p in packages.split(",") if p.strip()]
+    return list(packages)
 
 
 def persisted_with_sizes(datas: Sequence[da.Array]) -> list[da.Array]:
@@ -321,14 +307,15 @@ def persisted_with_sizes(datas: Sequence[da.Array]) -> list[da.Array]:
 
 def sized(value: Any) -> Any:
     """``value`` (an array, or a tuple, named tuple or list of values) with the arrays of
-    unknown sizes in it :func:`sizes_as_asked`, together. The others stay lazy: the
+    unknown sizes in it, where :func:`sizes_asked`, persisted together with their sizes
+    (the work is not done again when their values are needed). The others stay lazy: the
     inverse indices of ``unique_inverse`` are as large as its input, and are computed
     from the kept small results when needed."""
     arrays = [v for v in (value if isinstance(value, (tuple, list)) else (value,))
               if isinstance(v, da.Array) and unknown_chunks(v)]  # fmt: skip
-    if not arrays:
+    if not arrays or not sizes_asked():
         return value
-    known = dict(zip(map(id, arrays), sizes_as_asked(*arrays)))
+    known = dict(zip(map(id, arrays), persisted_with_sizes(arrays)))
     if isinstance(value, da.Array):
         return known[id(value)]
     items = [known.get(id(v), v) for v in value]
@@ -369,7 +356,7 @@ def made_alike(a: da.Array, b: da.Array) -> tuple[da.Array, da.Array]:
     Dask pairs blocks by splitting both to a common refinement: ``ones(n)`` in Dask's
     default blocks met with an input's rows is made whole, then cut in pieces that
     wait, together, for their rows; a consumer's labels, from NumPy, are cut in
-    pieces all made first and held."""
+    pieces all made first, waiting in memory."""
     differ = [
         i for i, (ca, cb) in enumerate(zip(a.chunks, b.chunks)) if ca != cb and sum(ca) == sum(cb)
     ]
@@ -405,8 +392,8 @@ def block_ranges(x: Any) -> np.ndarray | None:
     known = noted_block_ranges(x)  # (a take checks its indices, then routes by them)
     if known is not None:
         return known  # type: ignore[no-any-return]
-    held = bytes_in_memory(x, made_below=0)
-    if held is None or held > 2 * x.nbytes + 2**20:  # (more than the index: real work)
+    resident = bytes_in_memory(x, made_below=0)
+    if resident is None or resident > 2 * x.nbytes + 2**20:  # (more than the index: real work)
         return None
     return with_block_ranges(x, computed_in_this_process(ranges_of_blocks(x)))
 
@@ -430,8 +417,12 @@ def in_partner_blocks(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     larger than twice the values it is computed from, or than the planning threshold,
     is computed now, and its values cut in the new blocks: computing it reads
     nothing. An array made from nothing is made again; any other is rechunked."""
-    held = None if remade(x) else bytes_in_memory(x)
-    if held is not None and sizes_asked() and x.nbytes <= max(2 * held, planning_threshold()):
+    resident = None if remade(x) else bytes_in_memory(x)
+    if (
+        resident is not None
+        and sizes_asked()
+        and x.nbytes <= max(2 * resident, planning_threshold())
+    ):
         values = computed_in_this_process(x)
         return da.from_array(values, chunks=tuple(chunks.get(a, c) for a, c in enumerate(x.chunks)))
     return rechunk(x, chunks)

@@ -26,17 +26,14 @@ from ._basics import (
     rechunk,
     remade,
     standing_in_for,
+    unknown,
     without_empty_blocks,
 )
 from ._namespace import auto_chunks, build_namespace, declared, declaring
 
 
-def _unknown(s: float) -> bool:
-    return s != s  # Dask marks an unknown size with NaN
-
-
 def _known(shape: tuple[float, ...]) -> tuple[int | None, ...]:
-    return tuple(None if s != s else int(s) for s in shape)
+    return tuple(None if unknown(s) else int(s) for s in shape)
 
 
 def _checking_unknown_sizes(op: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -47,7 +44,7 @@ def _checking_unknown_sizes(op: str, fn: Callable[[Any, Any], Any]) -> Callable[
     def checked(a: Any, b: Any) -> Any:
         if isinstance(a, da.Array) and isinstance(b, da.Array) and a.ndim == b.ndim:
             s1, s2 = a.shape, b.shape
-            if any(map(_unknown, s1)) or any(map(_unknown, s2)):
+            if any(map(unknown, s1)) or any(map(unknown, s2)):
                 broadcast_shapes(op, _known(s1), _known(s2))
                 a, b = paired_unknown_blocks(a, b)
             else:

@@ -102,7 +102,7 @@ def _get(obj: Any, default: T) -> T:
 
 
 def _set(obj: Any, record: Any) -> None:
-    key, records, lock = id(obj), _records, _lock  # (held: at exit, globals are gone)
+    key, records, lock = id(obj), _records, _lock  # (bound here: at exit, globals are gone)
 
     def gone(ref: weakref.ref) -> None:
         with lock:

@@ -373,8 +373,8 @@ def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
     no dependence on the other writes. An array filled by assignments that each read
     columns an earlier one wrote (``out[:, c:d] = out[:, s:e] * X[:, i:i+1]``): read
     from the array as written, every version of it has two users, and the chain of
-    versions is made once for each (``_graph.fusion.made_per_user``) or held between
-    its users on a cluster's workers.
+    versions is made once for each (``_graph.fusion.made_per_user``) or waits in
+    memory between its users on a cluster's workers.
     A small array is read as it is: its value may be kept (:mod:`._keep`), where its
     writes' values may be computed again from the data.
     """

@@ -53,7 +53,7 @@ import dask.array as da
 import numpy as np
 
 from . import _graph
-from ._basics import bytes_in_memory, config_bytes
+from ._basics import bytes_in_memory, config_bytes, unknown
 from ._graph import LayerInfo
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def track(a: da.Array) -> da.Array:
     followed: the program may hold it (:func:`held`), and a small one may be computed
     with a later computation (:func:`pending`)."""
     if _kept:
-        a = _pruned(a)
+        (a,) = substitute([a])
     if may_be_kept(a):
         _tracked[a.name] = a
     _note_made(a)
@@ -156,20 +156,7 @@ def _held_layer(name: str, layer: Any) -> bool:
 def may_be_kept(a: da.Array) -> bool:
     """Whether ``a`` is small enough to be kept once computed (its graph then cut to its
     blocks): at most ``strict_array.keep-bytes``, of known size."""
-    return not any(c != c for c in a.shape) and a.nbytes <= config_bytes(KEEP_KEY, DEFAULT_KEEP)
-
-
-def _pruned(a: da.Array) -> da.Array:
-    """``a`` on a graph with its kept layers replaced by their blocks (and what fed only
-    them dropped): an array built on an operand computed meanwhile does not carry its
-    history. A new array (with ``a``'s facts) where anything is replaced, else ``a``."""
-    graph = _graph.graph_of(a)
-    if graph is None or a.name not in _graph.layers_of(graph):
-        return a
-    hits = _hits(graph)
-    if not hits:
-        return a
-    return _graph.with_graph(a, _graph.substitute(graph, hits, [a.name]))
+    return not any(map(unknown, a.shape)) and a.nbytes <= config_bytes(KEEP_KEY, DEFAULT_KEEP)
 
 
 def _hits(graph: Any) -> dict[str, tuple[list[Any], Sequence[Any]]]:
@@ -187,21 +174,19 @@ def _hits(graph: Any) -> dict[str, tuple[list[Any], Sequence[Any]]]:
 
 
 def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
-    """``datas`` with every layer whose blocks are kept replaced by them."""
-    if not _kept:
-        return list(datas)
-    graph = _graph.merged_graph(datas)
-    if graph is None:
+    """``datas`` on a graph with every layer whose blocks are kept replaced by them (and
+    what fed only them dropped): an array built on an operand computed meanwhile does
+    not carry its history. New arrays (with their facts) where anything is replaced;
+    ``datas`` themselves are never rewritten."""
+    graph = _graph.merged_graph(datas) if _kept else None
+    roots = [_graph.root_layer(d) for d in datas]
+    if graph is None or not all(r in _graph.layers_of(graph) for r in roots):
         return list(datas)
     hits = _hits(graph)
     if not hits:
         return list(datas)
-    roots = [_graph.root_layer(d) for d in datas]
     new = _graph.substitute(graph, hits, roots)
-    return [
-        _graph.array_on(_graph.own_graph(new, r), d.name, d.chunks, meta=d._meta)
-        for d, r in zip(datas, roots)
-    ]
+    return [_graph.with_graph(d, _graph.own_graph(new, r)) for d, r in zip(datas, roots)]
 
 
 def candidates(datas: Sequence[da.Array]) -> list[Candidate]:
@@ -223,16 +208,21 @@ def candidates(datas: Sequence[da.Array]) -> list[Candidate]:
     for k in _graph.toposort(set(layers), deps):
         costly[k] = any(costly[d] or (d not in small and d not in data_layers) for d in deps[k])
     outs = {d.name for d in datas}
-    found = []
-    for k in small:
-        if k in outs or not costly[k] or k in _kept:
-            continue
-        if not _graph.substitutable(info[k], layers[k]):
-            continue
-        i = info[k]
-        arr = _graph.array_on(_graph.own_graph(graph, k), k, i.chunks, dtype=i.dtype)
-        found.append(Candidate(arr, layers[k], i))
-    return found
+    found = [
+        _candidate(graph, layers[k], info[k])
+        for k in small
+        if k not in outs and costly[k] and k not in _kept
+    ]
+    return [c for c in found if c is not None]
+
+
+def _candidate(graph: Any, layer: Any, info: LayerInfo) -> Candidate | None:
+    """Layer ``info.name`` of ``graph`` as an array of its own, where its computed blocks
+    can replace its tasks (:func:`._graph.substitutable`)."""
+    if info.chunks is None or not _graph.substitutable(info, layer):
+        return None
+    own = _graph.own_graph(graph, info.name)
+    return Candidate(_graph.array_on(own, info.name, info.chunks, dtype=info.dtype), layer, info)
 
 
 def held(datas: Sequence[da.Array], large: int) -> list[Candidate]:
@@ -259,13 +249,9 @@ def held(datas: Sequence[da.Array], large: int) -> list[Candidate]:
         if not _held_layer(k, layer):
             continue  # (not held, or another array of that name: a rebuilt graph)
         info = _graph.layer_info(k, layer, False)
-        if info.nbytes is None or not small < info.nbytes <= in_memory // 4:
-            continue
-        if info.chunks is None or not _graph.substitutable(info, layer):
-            continue
-        arr = _graph.array_on(_graph.own_graph(graph, k), k, info.chunks, dtype=info.dtype)
-        found.append(Candidate(arr, layer, info))
-    return found
+        if info.nbytes is not None and small < info.nbytes <= in_memory // 4:
+            found.append(_candidate(graph, layer, info))
+    return [c for c in found if c is not None]
 
 
 def forget_pending(arrays: Sequence[da.Array]) -> None:
@@ -364,12 +350,13 @@ def keep(items: Sequence[Candidate], values: Sequence[Any]) -> None:
     for (a, layer, info), value in zip(items, values):
         value = np.asarray(value)
         assert info.chunks is not None  # (a candidate's chunks are known)
-        keys = _graph.block_keys(info)
         offsets = [np.cumsum((0, *c)) for c in info.chunks]
-        blocks = [value[tuple(slice(o[i], o[i + 1]) for o, i in zip(offsets, k[1:]))] for k in keys]
+        blocks = [
+            value[tuple(slice(o[i], o[i + 1]) for o, i in zip(offsets, k[1:]))]
+            for k in _graph.block_keys(info)
+        ]
         bound = HELD if value.nbytes > small else SMALL
-        inputs = _inputs(_graph.graph_of(a), info.name)
-        _store(info.name, layer, keys, blocks, value.nbytes, inputs, bound)
+        _store(info, layer, _graph.graph_of(a), blocks, value.nbytes, bound)
 
 
 def keep_pass(arrays: Sequence[da.Array], step: Pass, results: Sequence[Any]) -> None:
@@ -382,19 +369,13 @@ def keep_pass(arrays: Sequence[da.Array], step: Pass, results: Sequence[Any]) ->
     for info, blocks in zip(step.layers, results):
         layer = _graph.layers_of(graph).get(info.name)
         if layer is not None and info.nbytes is not None and info.nbytes <= limit:
-            keys, inputs = _graph.block_keys(info), _inputs(graph, info.name)
-            _store(info.name, layer, keys, list(blocks), info.nbytes, inputs, SMALL)
+            _store(info, layer, graph, list(blocks), info.nbytes, SMALL)
 
 
-def _store(
-    name: str,
-    layer: Any,
-    keys: list,
-    blocks: list,
-    nbytes: int,
-    inputs: dict[str, Any] | None,
-    bound: str,
-) -> None:
+def _store(info: LayerInfo, layer: Any, graph: Any, blocks: list, nbytes: int, bound: str) -> None:
+    """Keep ``blocks``, the computed blocks of ``layer`` (``info``) of ``graph``, under
+    ``bound``: while the layer lives, or while the inputs it is computed from do."""
+    name, keys, inputs = info.name, _graph.block_keys(info), _inputs(graph, info.name)
     total = config_bytes(*_BOUNDS[bound])
     _drop(name)
 

@@ -147,7 +147,7 @@ def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
     """For each block of ``index`` made by at most ``most`` tasks from data alone (a
     kept ``nonzero``'s mask, and a ``concat`` of it), those tasks, to fuse into the
     gather of that block. Apart, Dask's order runs them late: the cumulative sums and
-    the sorted scores a take gathers from wait for them, nearly all of both held. The
+    the sorted scores a take gathers from wait for them, nearly all of both in memory. The
     data may be on a cluster's workers.
     No entry for a block made from anything else: its gather waits for it."""
     raw, graph = tasks_of(index)
@@ -332,7 +332,7 @@ REARRANGING = ("reshape", "permute_dims", "matrix_transpose", "broadcast_to", "e
 def _arange(start: Any, /, stop: Any = None, step: Any = 1, **kwargs: Any) -> da.Array:
     """``arange``, made again in other blocks (:func:`made_from_nothing`):
     ``n_classes * arange(n)`` added to labels read from a store, in Dask's own blocks,
-    would be rechunked to the labels' (and held whole)."""
+    would be rechunked to the labels' (and wait whole in memory)."""
     x = compat.arange(start, stop, step, **kwargs)  # type: ignore[attr-defined]
     kwargs.pop("chunks", None)
 
@@ -585,11 +585,11 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
         # one block along every contracted axis (X @ W, W of a few columns): each output
         # block is one product, fused with what uses it; summed as a reduction of one
         # piece, it was copied twice in tasks of their own, which a cluster's workers
-        # held apart from their consumers (Nystroem: 1 GiB of products on a worker).
+        # kept in memory apart from their consumers (Nystroem: 1 GiB of products on a worker).
         # Not concatenated: Dask fuses a Blockwise layer only into one of the same
         # ``concatenate``, and element-wise layers have None; each operand then comes as
         # its one block in a list per contracted axis (GaussianMixture's E-step
-        # ``X @ prec_chol - mu @ prec_chol``: a cluster's workers held the products)
+        # ``X @ prec_chol - mu @ prec_chol``: the products waited on a cluster's workers)
         contracted = {index1[a] for a in left}
         kept = tuple(i for i in out_index if i not in contracted)
         meta = np.empty((0,) * len(kept), dtype)
@@ -680,7 +680,7 @@ def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
         # make an operand's blocks. Dask's matmul indexes a vector with None first, a
         # layer that does not fuse: ``X.T @ ones(n)`` beside ``X.T @ y`` then made its
         # ones in tasks of their own, which Dask's order ran after every other product
-        # of ``X.T``'s blocks, all of them held until then (RidgeCV: the whole input)
+        # of ``X.T``'s blocks, all of them in memory until then (RidgeCV: the whole input)
         return _tensordot(x1, x2, axes=([x1.ndim - 1], [max(x2.ndim - 2, 0)]))
     out = compat.matmul(x1, x2)  # type: ignore[attr-defined]
     dtype = np.result_type(x1.dtype, x2.dtype)
@@ -795,7 +795,7 @@ def _diff(x: da.Array, /, *, axis: int = -1, n: int = 1, **ends: Any) -> da.Arra
     # Dask's diff subtracts x[:-1] from x[1:], whose blocks do not line up: both are cut
     # at each other's boundaries (blocks of one element between), and what multiplies
     # the result (an average precision: diff(recall) * precision[:-1]) is rechunked to
-    # them, and held. Here each block is differenced with the
+    # them, and waits in memory. Here each block is differenced with the
     # first element of the next: the result keeps x's blocks (the last one shorter).
     # Along an unknown size (which Dask slices by), the axis in one block.
     axis %= x.ndim
@@ -974,16 +974,9 @@ def build_namespace() -> types.SimpleNamespace:
     )
     for name in _linalg.PER_MATRIX:
         setattr(ns.linalg, name, _linalg.per_matrix(name))
-    ns.linalg.svd = _linalg.svd
-    ns.linalg.qr = _linalg.qr
-    ns.linalg.svdvals = _linalg.svdvals
-    ns.linalg.pinv = _linalg.pinv
-    ns.linalg.solve = _linalg.solve
-    ns.linalg.cross = _linalg.cross
-    ns.linalg.matrix_norm = _linalg.matrix_norm
-    ns.linalg.vector_norm = _linalg.vector_norm
-    ns.linalg.diagonal = _linalg.diagonal
-    ns.linalg.trace = _linalg.trace
+    for name in ("svd", "qr", "svdvals", "pinv", "solve", "cross", "matrix_norm", "vector_norm",
+                 "diagonal", "trace"):  # fmt: skip
+        setattr(ns.linalg, name, getattr(_linalg, name))
     ns.linalg.matmul = _matmul
     ns.linalg.vecdot = _vecdot
     for space in (ns, ns.fft, ns.linalg):

@@ -68,7 +68,6 @@ from ._graph import (
     computed_here,
     dependencies_of,
     fmt_bytes,
-    held_bytes,
     layer_info,
     layers_of,
     merged_graph,
@@ -76,6 +75,7 @@ from ._graph import (
     reachable,
     rename_graph,
     renamed_arrays,
+    resident_bytes,
     root_layer,
     substitutable,
     substitute,
@@ -87,7 +87,6 @@ __all__ = [
     "CHECKS_KEY",
     "Pass",
     "Plan",
-    "compute",
     "execute",
     "plan",
     "rewrite",
@@ -135,13 +134,22 @@ class Pass:
 
 @dataclass(frozen=True)
 class Plan:
-    """The passes that compute ``arrays``: zero or more reduction passes, then the final one."""
+    """The passes that compute ``arrays``: zero or more reduction passes, then the final one.
+
+    ``arrays`` are the ``asked`` arrays planned for, then the optional ones taken along
+    (:func:`plan`)."""
 
     passes: tuple[Pass, ...]
     threshold_bytes: int
     small_bytes: int
     output_names: tuple[str, ...]
     arrays: tuple[da.Array, ...] = field(repr=False, compare=False)
+    asked: int = field(compare=False)
+
+    @property
+    def taken(self) -> tuple[da.Array, ...]:
+        """The optional arrays computed along (see :func:`plan`)."""
+        return self.arrays[self.asked :]
 
     @property
     def reductions(self) -> tuple[Pass, ...]:
@@ -206,9 +214,9 @@ def _next_level(
     large = [n for n in order if (info[n].nbytes or 0) >= threshold]
     smalls = [n for n in order if is_small(n)]
     blocks = {n: info[n].nblocks or 1 for n in smalls}
-    # held[L]: the layers L's data reaches through layers that may hold data, i.e. not
+    # carries[L]: the layers L's data reaches through layers that may hold data, i.e. not
     # through a reduction to something small
-    held: dict[str, int] = {}
+    carries: dict[str, int] = {}
     for big in large:
         b, stack = 0, [big]
         while stack:
@@ -220,7 +228,7 @@ def _next_level(
                     b |= bit[d]
                     if not is_small(d):
                         stack.append(d)
-        held[big] = b
+        carries[big] = b
 
     in_blocks = sum(bit[n] for n in order if (info[n].nblocks or 1) > 1)
     # the small layers by their number of blocks, fewest first, as bit sets: the
@@ -236,7 +244,7 @@ def _next_level(
     # the small layers that gather data in blocks (not parameters of small values alone)
     gathering = sum(bit[m] for m in smalls if anc[m] & in_blocks)
     reached = 0  # every layer some large layer's data reaches
-    for b in held.values():
+    for b in carries.values():
         reached |= b
     outs = set(outputs)
     cuts: dict[str, list[str]] = {}
@@ -249,7 +257,7 @@ def _next_level(
             continue
         triggers = []
         for big in large:
-            if not held[big] & desc[c]:
+            if not carries[big] & desc[c]:
                 continue
             if not anc[c] & bit[big]:
                 # c is computed from other data in blocks (the mean of ``y`` beside
@@ -265,7 +273,7 @@ def _next_level(
                 ):
                     triggers.append(big)
                 continue
-            # L's data is held until c is done, by a layer that waits for c. How much
+            # L's data waits in memory until c is done, by a layer that waits for c. How much
             # of it: L's bytes over the blocks of the narrowest small layer between L
             # and c, c included (a reduction along an axis that is one chunk wide
             # holds one chunk)
@@ -320,6 +328,7 @@ def plan(
     threshold_bytes: int,
     small_bytes: int | None = None,
     trust_dask: bool = False,
+    optional: Sequence[Sequence[da.Array]] = (),
 ) -> Plan:
     """Plan the computation of ``arrays`` in passes (nothing is computed).
 
@@ -372,39 +381,53 @@ def plan(
     if small_bytes is None:
         small_bytes = default_small_bytes(threshold_bytes)
     small_bytes = int(small_bytes)
-    names = tuple(a.name for a in arrays)
-    graph = merged_graph(arrays)
-    out_layers = [root_layer(a) for a in arrays]
-    levels: list[tuple[list[str], list[str]]] = []
+    groups = [tuple(g) for g in optional]
+    graph = merged_graph([*arrays, *(a for g in groups for a in g)])
+    chosen, levels = list(arrays), []
     info: dict[str, LayerInfo] = {}
-    if graph is not None and all(n in layers_of(graph) for n in out_layers):
+    if graph is not None and all(root_layer(a) in layers_of(graph) for a in arrays):
         layers = layers_of(graph)
         deps = dependencies_of(graph)
         info = {k: layer_info(k, layer, trust_dask) for k, layer in layers.items()}
-        live = reachable(out_layers, deps)
-        candidates = {
+        cuttable = {
             k
-            for k in live
+            for k in layers
             if (info[k].nbytes or 0) <= small_bytes and substitutable(info[k], layers[k])
         }
-        while True:
-            level, shared = _next_level(
-                deps, info, out_layers, candidates, threshold_bytes, small_bytes
-            )
-            if not level:
-                break
-            levels.append((level, shared))
-            for c in level:
-                deps[c] = set()
-                candidates.discard(c)
+
+        def levels_of(outputs: Sequence[da.Array]) -> list[tuple[list[str], list[str]]]:
+            after, candidates = dict(deps), set(cuttable)
+            found: list[tuple[list[str], list[str]]] = []
+            roots = [root_layer(a) for a in outputs]
+            while True:
+                level, shared = _next_level(
+                    after, info, roots, candidates, threshold_bytes, small_bytes
+                )
+                if not level:
+                    return found
+                found.append((level, shared))
+                for c in level:
+                    after[c] = set()
+                    candidates.discard(c)
+
+        levels = levels_of(chosen)
+        passes_alone = len(levels)
+        for group in groups:
+            taken = {id(a) for a in chosen}
+            more = [a for a in group if id(a) not in taken and root_layer(a) in layers]
+            if more:
+                tried = levels_of([*chosen, *more])
+                if len(tried) == passes_alone:  # (adds no pass: taken along)
+                    chosen, levels = [*chosen, *more], tried
     total = len(levels) + 1
     passes = [
         Pass(i + 1, total, tuple(info[c] for c in level), tuple(info[s] for s in shared))
         for i, (level, shared) in enumerate(levels)
     ]
-    final_info = tuple(array_info(a) for a in arrays)
+    final_info = tuple(array_info(a) for a in chosen)
     passes.append(Pass(total, total, final_info, final=True))
-    return Plan(tuple(passes), threshold_bytes, small_bytes, names, arrays)
+    return Plan(tuple(passes), threshold_bytes, small_bytes, tuple(a.name for a in chosen),
+                tuple(chosen), len(arrays))  # fmt: skip
 
 
 # --- small results from values in this process ----------------------------------------
@@ -443,8 +466,8 @@ def fold(graph: Any, roots: Sequence[str], small: int) -> tuple[Any, list[str]]:
             if deps[n] <= pure:
                 pure.add(n)
             continue
-        held = held_bytes(layers[n], from_shapes=n in declared)
-        if held is not None and held <= small:
+        resident = resident_bytes(layers[n], from_shapes=n in declared)
+        if resident is not None and resident <= small:
             pure.add(n)
     users = users_of(order, deps)
     # where such a chain meets data, or a layer Dask made inside an operation (of no
@@ -459,6 +482,7 @@ def fold(graph: Any, roots: Sequence[str], small: int) -> tuple[Any, list[str]]:
     return substitute(graph, computed_here(graph, targets), roots), targets
 
 
+#: the ``dask.config`` key that turns on the planner's consistency checks (the test
 #: suite turns it on): each computed block of a cut point has its declared shape
 CHECKS_KEY = "strict_array.planning-checks"
 
@@ -491,15 +515,12 @@ def _default_compute(**kwargs: Any) -> Callable[[Pass, Sequence[Any]], Sequence[
 
 def _passes(
     p: Plan,
-    arrays: Sequence[da.Array] | None,
     compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None,
     kwargs: dict[str, Any],
 ) -> tuple[tuple[da.Array, ...], Callable]:
     if compute is not None and kwargs:
         raise TypeError("pass either compute= or keyword arguments for dask.compute, not both")
-    arrays = p.arrays if arrays is None else _check_arrays(arrays)
-    if tuple(a.name for a in arrays) != p.output_names:
-        raise ValueError("these are not the arrays the plan was made for")
+    arrays = p.arrays
     run = compute if compute is not None else _default_compute(**kwargs)
     graph = merged_graph(arrays)
     if graph is None:
@@ -535,7 +556,6 @@ def _passes(
 
 def rewrite(
     p: Plan,
-    arrays: Sequence[da.Array] | None = None,
     *,
     compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None = None,
     **compute_kwargs: Any,
@@ -546,36 +566,23 @@ def rewrite(
     the shapes, chunks and dtypes of the originals, and new names (without reduction
     passes they are the original arrays).
 
-    ``arrays`` default to the ones the plan was made for (if given, they must be
-    those). ``compute(step, collections)`` computes one pass: it receives the
+    ``compute(step, collections)`` computes one pass: it receives the
     :class:`Pass` and a list of Dask collections and returns their values in order
     (default ``dask.compute(*collections, **compute_kwargs)``, which uses an active
     ``distributed.Client``); use it to show a progress bar per pass.
     """
-    return _passes(p, arrays, compute, compute_kwargs)[0]
+    return _passes(p, compute, compute_kwargs)[0]
 
 
 def execute(
     p: Plan,
-    arrays: Sequence[da.Array] | None = None,
     *,
     compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None = None,
     **compute_kwargs: Any,
 ) -> tuple[Any, ...]:
     """Run all passes of ``p``; return the values of the arrays (as ``dask.compute``).
 
-    See :func:`rewrite` for ``arrays``, ``compute`` and ``compute_kwargs``.
+    See :func:`rewrite` for ``compute`` and ``compute_kwargs``.
     """
-    final, run = _passes(p, arrays, compute, compute_kwargs)
+    final, run = _passes(p, compute, compute_kwargs)
     return tuple(run(p.passes[-1], list(final)))
-
-
-def compute(
-    *arrays: da.Array,
-    threshold_bytes: int,
-    small_bytes: int | None = None,
-    **compute_kwargs: Any,
-) -> tuple[Any, ...]:
-    """``dask.compute(*arrays)`` through a plan: ``execute(plan(arrays, ...))``."""
-    p = plan(arrays, threshold_bytes=threshold_bytes, small_bytes=small_bytes)
-    return execute(p, **compute_kwargs)

@@ -106,7 +106,7 @@ def unique(x: da.Array, *, index: bool, inverse: bool, counts: bool) -> tuple[da
     if sizes_asked():
         # computed now, one pass over x, and kept: the results' sizes are read from it,
         # and the inverse indices stream over x's blocks instead of waiting for the merge
-        # with every block of x held
+        # with every block of x in memory
         (merged,) = persist([merged])
 
     def field(name: str, like: np.ndarray) -> da.Array:

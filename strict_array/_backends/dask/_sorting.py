@@ -88,8 +88,8 @@ def groups(x: da.Array, carried_itemsize: int, n_buckets: int) -> int:
     one group would hold a copy of ``x`` (and of what it carries). A group holds about
     Dask's ``array.chunk-size``; ``x`` is computed once per group (a Zarr vector is
     read again, once per group)."""
-    held = x.nbytes + x.size * carried_itemsize
-    return int(max(1, min(n_buckets, -(-held // max(config_bytes("array.chunk-size"), 1)))))
+    grouped = x.nbytes + x.size * carried_itemsize
+    return int(max(1, min(n_buckets, -(-grouped // max(config_bytes("array.chunk-size"), 1)))))
 
 
 def _sample(block: np.ndarray) -> np.ndarray:

@@ -51,6 +51,13 @@ import dask
 import dask.array as da
 import dask.local
 import numpy as np
+
+# tasks are objects, a value is a DataNode (tasks and references to blocks, for
+# array_of_tasks: Dask's own, re-exported)
+from dask._task_spec import Alias, Task, TaskRef  # noqa: F401
+from dask._task_spec import DataNode as _DataNode
+from dask._task_spec import GraphNode as _GraphNode
+from dask._task_spec import convert_legacy_graph as _convert_legacy_graph
 from dask.base import clone_key
 from dask.blockwise import Blockwise
 from dask.core import flatten
@@ -58,19 +65,6 @@ from dask.highlevelgraph import HighLevelGraph, MaterializedLayer
 from dask.layers import ArrayChunkShapeDep
 
 from .. import _facts
-
-_DataNode: Any
-_GraphNode: Any
-_convert_legacy_graph: Any
-try:  # Dask >= 2024.12: tasks are objects; a value is a DataNode
-    # (tasks and references to blocks, for array_of_tasks: Dask's own, re-exported)
-    from dask._task_spec import Alias, Task, TaskRef  # noqa: F401
-    from dask._task_spec import DataNode as _DataNode
-    from dask._task_spec import GraphNode as _GraphNode
-    from dask._task_spec import convert_legacy_graph as _convert_legacy_graph
-except ImportError:  # pragma: no cover - older Dask: a graph value is the value itself
-    _DataNode = _GraphNode = _convert_legacy_graph = None
-
 
 #: the ``dask.config`` key of Dask's expression arrays, and its environment variable
 QUERY_PLANNING_KEY = "array.query-planning"
@@ -294,9 +288,9 @@ def toposort(nodes: set[str], deps: dict[str, set[str]]) -> list[str]:
     return order
 
 
-def held_bytes(layer: Any, *, from_shapes: bool = True) -> int | None:
-    """The bytes of the values held by ``layer``, a layer with no dependencies, when they
-    are values in this process (NumPy arrays and numbers in a materialised layer); 0 for a
+def resident_bytes(layer: Any, *, from_shapes: bool = True) -> int | None:
+    """The bytes of the values resident in ``layer``, a layer with no dependencies, when
+    they are values in this process (NumPy arrays and numbers in a materialised layer); 0 for a
     layer made from its blocks' shapes alone (``ones(n)``), unless ``from_shapes`` is
     false; None for any other (a read from a file or store, an unusual layer)."""
     if _facts.of_layer(layer).from_nothing:
@@ -311,18 +305,18 @@ def held_bytes(layer: Any, *, from_shapes: bool = True) -> int | None:
         return 0
     if not isinstance(layer, MaterializedLayer):
         return None
-    held = 0
+    resident = 0
     for value in layer.values():
         value = getattr(value, "value", value)  # (a DataNode holds it)
         if not isinstance(value, (np.ndarray, np.generic, int, float, complex, bool)):
             return None
-        held += getattr(value, "nbytes", 8)
-    return held
+        resident += getattr(value, "nbytes", 8)
+    return resident
 
 
 def note_made_from_nothing(a: da.Array) -> None:
     """Vouch that ``a``'s layer, if it depends on no other, computes its blocks from their
-    shapes and places alone (no read): :func:`held_bytes` counts it as holding nothing."""
+    shapes and places alone (no read): :func:`resident_bytes` counts no bytes for it."""
     graph = a.__dask_graph__()
     if not isinstance(graph, HighLevelGraph) or graph.dependencies.get(a.name):
         return
@@ -382,7 +376,7 @@ def rename_graph(
     Blockwise layers stay Blockwise (and fusable); materialised layers get their
     tasks renamed. With a layer of another kind the graph is left as it is.
     """
-    deps = {k: set(graph.dependencies.get(k, ())) & graph.layers.keys() for k in graph.layers}
+    deps = dependencies_of(graph)
     renamed = set(changed) & graph.layers.keys()
     if not renamed:
         return graph, {}
@@ -402,7 +396,7 @@ def rename_graph(
         new: Any
         if isinstance(layer, Blockwise):
             new = layer.clone(keys, seed)[0]
-        elif isinstance(layer, MaterializedLayer) and _GraphNode is not None:
+        elif isinstance(layer, MaterializedLayer):
             tasks = dict(layer)
             if not all(isinstance(t, _GraphNode) for t in tasks.values()):
                 if all_keys is None:  # what a task of the older (tuple) form may refer to
@@ -471,13 +465,10 @@ def substitute(
 ) -> HighLevelGraph:
     """``graph`` with each layer in ``values`` replaced by its computed blocks (no
     dependencies), and the layers that only fed them dropped."""
-    layers = dict(graph.layers)
-    deps = {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
+    layers, deps = dict(graph.layers), dependencies_of(graph)
     for name, (keys, blocks) in values.items():
         old = layers[name]
-        mapping = {
-            k: (_DataNode(k, v) if _DataNode is not None else v) for k, v in zip(keys, blocks)
-        }
+        mapping = {k: _DataNode(k, v) for k, v in zip(keys, blocks)}
         ann = dict(old.collection_annotations) if old.collection_annotations else None
         layers[name] = _facts.carry_layer(
             MaterializedLayer(mapping, collection_annotations=ann), old
@@ -485,9 +476,6 @@ def substitute(
         deps[name] = set()
     keep = reachable(roots, deps)
     return HighLevelGraph({k: layers[k] for k in keep}, {k: deps[k] & keep for k in keep})
-
-
-#: the ``dask.config`` key that turns on the planner's consistency checks (the test
 
 
 # --- the vocabulary's own words: graphs, arrays, tasks ---------------------------------
@@ -506,11 +494,6 @@ def dependencies_of(graph: HighLevelGraph) -> dict[str, set[str]]:
     """Each layer of ``graph`` with the layers of ``graph`` it depends on."""
     layers = graph.layers
     return {k: set(graph.dependencies.get(k, ())) & layers.keys() for k in layers}
-
-
-def output_keys(layer: Any) -> list[Any]:
-    """The keys of the blocks ``layer`` makes."""
-    return list(layer.get_output_keys())
 
 
 def root_layer(a: Any) -> str:
@@ -564,7 +547,7 @@ def computed_here(
     ``(keys, blocks)`` (for :func:`substitute`). Only the planner's fold calls it, while
     a computation runs (never while a graph is built)."""
     part = own_graph(graph, *names)
-    keys = {n: output_keys(graph.layers[n]) for n in names}
+    keys = {n: list(graph.layers[n].get_output_keys()) for n in names}
     wanted: Any = [keys[n] for n in names]  # (nested lists of keys: Dask's form)
     values = dask.local.get_sync(dict(part), wanted)
     return {n: (keys[n], list(v)) for n, v in zip(names, values)}
@@ -584,7 +567,7 @@ def block_keys_of(a: da.Array) -> list[Any]:
 
 def tasks_of(a: da.Array) -> tuple[dict[Any, Any], dict[Any, Any]]:
     """``a``'s graph of tasks as Dask holds it, and as ``dask._task_spec`` tasks (a
-    key of the first missing from the second is data held elsewhere: a future)."""
+    key of the first missing from the second is data that lives elsewhere: a future)."""
     raw = dict(a.__dask_graph__())
     return raw, _convert_legacy_graph(raw)
 

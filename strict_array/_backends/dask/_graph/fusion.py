@@ -11,7 +11,7 @@ Before Dask optimises a graph that the ``DASK`` device computes, each element-wi
 Blockwise layer whose users can all take it in is made once for each user, under a
 name of its own: Dask then fuses each copy into its user, and each user's task makes
 the blocks it needs from the layer's inputs. The work of an element-wise layer is
-done once per user; a block is no longer held between its users. A layer is not
+done once per user; a block no longer waits in memory between its users. A layer is not
 copied when it reads data (its inputs are Dask's IO dependencies: a copy would read
 them again), when its keys are asked for, when it contracts or concatenates blocks,
 or when a user could not fuse it (a layer that is not Blockwise, or that uses it
@@ -32,25 +32,16 @@ from collections import defaultdict
 from typing import Any, TypeGuard
 
 import numpy as np
+
+# tasks are objects; a value is a DataNode; _execute_subgraph is the function of a task
+# made by fusing others, whose steps it holds
+from dask._task_spec import DataNode, Task, TaskRef, _execute_subgraph
 from dask.array.optimization import optimize as dask_optimize
 from dask.blockwise import Blockwise
 from dask.core import flatten
 from dask.highlevelgraph import HighLevelGraph
 
 from . import toposort, users_of
-
-DataNode: Any
-Task: Any
-TaskRef: Any
-_execute_subgraph: Any
-try:  # Dask >= 2024.12: tasks are objects; a value is a DataNode
-    from dask._task_spec import DataNode, Task, TaskRef
-except ImportError:  # pragma: no cover - older Dask
-    DataNode = Task = TaskRef = None
-try:  # (the function of a task made by fusing others, whose steps it holds)
-    from dask._task_spec import _execute_subgraph
-except ImportError:  # pragma: no cover - older Dask
-    _execute_subgraph = None
 
 #: a layer with more users than this is left shared (each copy repeats its work)
 MOST_USERS = 8
@@ -105,8 +96,6 @@ def written_in_place(dsk: dict) -> dict:
     key the scheduler holds, which another computation may share), made by a write
     (so a copy that nothing else has), and used by no other step. The values
     computed are the same."""
-    if _execute_subgraph is None:  # pragma: no cover - older Dask: no task objects
-        return dsk
     out = dict(dsk)
     for k, node in dsk.items():
         steps = _steps_written_in_place(node)
@@ -185,10 +174,8 @@ def reduced_together(dsk: dict, keys: Any, sizes: dict[Any, int]) -> dict:
     whole tree, and every block waits in memory for them (an array summed twice: a
     cluster's workers hold its blocks until they spill). One task that makes the block
     and all its reductions' first steps gives the users' small results, each under
-    its own key; the block is never held. XLA calls this sibling multi-output fusion.
+    its own key; the block never waits in memory. XLA calls this sibling multi-output fusion.
     The values computed are the same."""
-    if Task is None:  # pragma: no cover - older Dask: no task objects
-        return dsk
     wanted = set(flatten(keys))
     users = users_of(list(dsk), _dependencies(dsk))
 
@@ -227,11 +214,9 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
     A value is a task with no dependencies: a ``dask.distributed`` scheduler queues it
     with the reads of the data, in the priority Dask's order gave it, which may come
     after all of them (a mean put in the graph by the planner, used with the data:
-    each block of the data is read and held until the value's turn comes). Put in its
+    each block of the data is read and waits in memory until the value's turn comes). Put in its
     users' tasks, it is there when they are. A value of one user moves into its task
     whatever its size (no byte is copied). The values computed are the same."""
-    if DataNode is None:  # pragma: no cover - older Dask: no task objects
-        return dsk
     wanted = set(flatten(keys))
     values = {
         k: node for k, node in dsk.items()
