@@ -54,7 +54,7 @@ if DASK_REFUSED:
     # runs, and checks the refusal; a test that reaches the device elsewhere is skipped)
     collect_ignore_glob = ["dask/test_[!g]*.py"]
     collect_ignore = [
-        "test_dask.py", "test_differential.py", "test_dtypes.py", "test_numpy_meaning.py",
+        "test_differential.py", "test_dtypes.py", "test_numpy_meaning.py",
         "test_numpy_own.py",
     ]  # fmt: skip
 
