@@ -207,15 +207,15 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     # (Dask's moments in an integer dtype= are not NumPy's, which truncates its mean)
     *rows("mean std var nanmean nanstd nanvar", WHERE, lazy=lambda n: _own_reduction(
         n, Unless(_integer_dtype, Own(), Lanes("a", others=("where",)))), standard="="),
-    *rows("all any", WHERE, lazy=Own(), standard="="),
+    *rows("all any", WHERE, lazy=lambda n: _own_reduction(n, Own()), standard="="),
     *rows("amax", WHERE, lazy=_own_reduction("amax", Own("max")), standard="max"),
     *rows("amin", WHERE, lazy=_own_reduction("amin", Own("min")), standard="min"),
-    *rows("count_nonzero", lazy=Own(), standard="="),
+    *rows("count_nonzero", lazy=_own_reduction("count_nonzero", Own()), standard="="),
     # (Dask's arg-reductions break ties between blocks otherwise than NumPy, first index:
     # the namespace's keep the first, else NumPy per lane)
     *rows("argmax argmin nanargmax nanargmin", lazy=lambda n: _own_reduction(n, Lanes("a")),
           standard="="),
-    *rows("ptp", lazy=Own(), standard="max(x, axis=...) - min(x, axis=...)"),
+    *rows("ptp", lazy=_own_reduction("ptp", Own()), standard="max(x, axis=...) - min(x, axis=...)"),
     *rows("median nanmedian", lazy=Lanes("a")),
     *rows("percentile quantile nanpercentile nanquantile",
           Broadcast(("a", "weights"), vectors=("weights",)),
@@ -226,7 +226,8 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
           standard="cumulative_sum or cumulative_prod (of reshape(x, (-1,)) for axis=None)"),
     *rows("nancumsum nancumprod", lazy=lambda n: _own_reduction(
         n, Unless(_is_none("axis"), Own(), Lanes("a"))), standard="="),
-    *rows("cumulative_sum cumulative_prod", lazy=Lanes("x"), standard="="),
+    *rows("cumulative_sum cumulative_prod", lazy=lambda n: _own_reduction(n, Lanes("x")),
+          standard="="),
     *rows("cov", lazy=Unless(_compose_linalg.why_not_plain_cov,
                              Compose(_compose_linalg.cov), WHOLE("m", "y", "fweights", "aweights")),
           standard="matmul of the centred data"),
