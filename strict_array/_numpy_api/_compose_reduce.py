@@ -1,7 +1,7 @@
 """NumPy's reductions and running totals written with the namespace's own functions, for
 lazy devices: ``np.sum``, ``prod``, ``mean``, ``std``, ``var``, ``max``, ``min``,
 ``argmax``, ``argmin``, their NaN-skipping variants, ``all``, ``any``,
-``count_nonzero``, ``ptp`` (``max - min``), ``cumsum``, ``cumprod``, ``nancumsum``,
+``count_nonzero``, ``ptp`` (``max - min``), ``average`` (unweighted: ``mean``), ``cumsum``, ``cumprod``, ``nancumsum``,
 ``nancumprod``, ``cumulative_sum`` and ``cumulative_prod`` of one array resolve to the
 namespace's reductions of
 the array's device, with NumPy's defaults, dtype rules and values (to rounding). On
@@ -28,7 +28,7 @@ from .._backends._numpy_ways import bound
 __all__ = ["reduction", "why_not_reduction"]
 
 #: NumPy's name -> the namespace's
-_NAMESPACE = {"amax": "max", "amin": "min", "cumsum": "cumulative_sum",
+_NAMESPACE = {"amax": "max", "amin": "min", "average": "mean", "cumsum": "cumulative_sum",
               "cumprod": "cumulative_prod"}  # fmt: skip
 #: NumPy's name of the array parameter, where not ``a``
 _ARRAY = {"cumulative_sum": "x", "cumulative_prod": "x"}
@@ -64,7 +64,11 @@ def why_not_reduction(name: str) -> Any:
         a: Any = b.get(array)
         dtype = getattr(a, "dtype", None)
         if dtype is None or not hasattr(a, "ndim") or isinstance(a, (np.ndarray, np.generic)):
-            return "a not an array of the device"
+            return f"{array} not an array of the device"
+        if name == "average" and (b.get("weights") is not None or b.get("returned")):
+            # (NumPy raises ZeroDivisionError where the weights sum to zero: a check of
+            # the values no function of the namespace makes)
+            return "weights= or returned= given"
         given = [
             p
             for p in _UNSHARED  # (by identity: where= may be an array)
@@ -88,6 +92,9 @@ def why_not_reduction(name: str) -> Any:
     params = inspect.signature(getattr(np, name)).parameters
     parts = [
         f"{array} not an array of the device",
+        "weights= or returned= (NumPy's error where the weights sum to zero)"
+        if name == "average"
+        else "",
         " or ".join(f"{p}=" for p in _UNSHARED if p in params),
     ]
     if _base(name) in _MOMENTS:

@@ -41,7 +41,14 @@ from .._backends._numpy_ways import (
     Writes,
     dotted,
 )
-from . import _compose, _compose_like, _compose_linalg, _compose_reduce
+from . import (
+    _compose,
+    _compose_join,
+    _compose_like,
+    _compose_linalg,
+    _compose_reduce,
+    _compose_select,
+)
 from ._rules import Assign, Broadcast, Callbacks, Einsum, Rule, Stacks, ToShape, shape_of
 
 __all__ = [
@@ -198,6 +205,19 @@ def _own_reduction(name: str, instead: Lazy) -> Unless:
                   Compose(_compose_reduce.reduction(name)), instead)  # fmt: skip
 
 
+def _own_join(name: str, instead: Lazy) -> Unless:
+    """NumPy's join ``name`` by the namespace's ``concat`` or ``stack``
+    (:mod:`._compose_join`), where it takes the arguments; else ``instead``."""
+    return Unless(_compose_join.why_not_join(name), Compose(_compose_join.joining(name)), instead)
+
+
+def _own_select(name: str, instead: Lazy) -> Unless:
+    """NumPy's ``name`` by the namespace's ``where``, ``clip`` or ``nonzero``
+    (:mod:`._compose_select`), where it takes the arguments; else ``instead``."""
+    return Unless(_compose_select.why_not_select(name), Compose(_compose_select.selecting(name)),
+                  instead)  # fmt: skip
+
+
 #: every NumPy function that takes an array, by its qualified name
 FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     # --- reductions and statistics: Dask's own tree reductions, else each lane ---------------
@@ -220,7 +240,8 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("percentile quantile nanpercentile nanquantile",
           Broadcast(("a", "weights"), vectors=("weights",)),
           lazy=Lanes("a", others=("weights",))),
-    *rows("average", lazy=Lanes("a", others=("weights",)), standard="mean, or sum(x * w) / sum(w)",
+    *rows("average", lazy=_own_reduction("average", Lanes("a", others=("weights",))),
+          standard="mean, or sum(x * w) / sum(w)",
           note="weights of a's shape, or along axis"),
     *rows("cumsum cumprod", lazy=lambda n: _own_reduction(n, Own()),
           standard="cumulative_sum or cumulative_prod (of reshape(x, (-1,)) for axis=None)"),
@@ -250,11 +271,12 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("nan_to_num", lazy=Blocks(("x",)), standard="where(isnan(x), 0.0, x)"),
     *rows("clip", Broadcast(("a", "a_min", "a_max", "min", "max")),
           Assign("out", ("a", "a_min", "a_max", "min", "max")),
-          lazy=Blocks(("a", "a_min", "a_max", "min", "max")), standard="="),
+          lazy=_own_select("clip", Blocks(("a", "a_min", "a_max", "min", "max"))), standard="="),
     *rows("isclose", Broadcast(("a", "b")), lazy=Blocks(("a", "b")),
           standard="abs(a - b) <= atol + rtol * abs(b)"),
     *rows("where", Broadcast(("condition", "x", "y")),
-          lazy=Unless(_is_none("x"), Blocks(("condition", "x", "y")), Own()), standard="=",
+          lazy=_own_select("where", Unless(_is_none("x"), Blocks(("condition", "x", "y")), Own())),
+          standard="=",
           note="where(condition) alone is nonzero(condition)"),
     *rows("select", Broadcast(("*condlist", "*choicelist", "default")),
           lazy=Blocks(("*condlist", "*choicelist", "default")), standard="where, nested"),
@@ -300,22 +322,25 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("unique_values unique_counts unique_inverse unique_all", lazy=WHOLE_VALUES("x"),
           standard="="),
     *rows("union1d intersect1d setdiff1d setxor1d", lazy=WHOLE_VALUES("ar1", "ar2")),
-    *rows("nonzero", lazy=Own(), standard="="),
-    *rows("argwhere", lazy=Own(), standard="stack(nonzero(x), axis=-1)"),
-    *rows("flatnonzero", lazy=Own(), standard="nonzero(reshape(x, (-1,)))[0]"),
+    *rows("nonzero", lazy=_own_select("nonzero", Own()), standard="="),
+    *rows("argwhere", lazy=_own_select("argwhere", Own()), standard="stack(nonzero(x), axis=-1)"),
+    *rows("flatnonzero", lazy=_own_select("flatnonzero", Own()),
+          standard="nonzero(reshape(x, (-1,)))[0]"),
     *rows("compress", lazy=Own(), standard="boolean indexing: x[mask]"),
     *rows("extract", lazy=Own(), standard="boolean indexing: x[mask]"),
     *rows("trim_zeros", lazy=WHOLE_VALUES("filt")),
     # --- manipulation ----------------------------------------------------------------------
-    *rows("append", lazy=Own(), standard="concat"),
+    *rows("append", lazy=lambda n: _own_join(n, Own()), standard="concat"),
     *rows("atleast_1d atleast_2d atleast_3d", lazy=Own(), standard="expand_dims"),
     *rows("block", lazy=Own(), standard="concat"),
     *rows("broadcast_arrays", Broadcast(("*args",)), lazy=Own(), standard="="),
     *rows("broadcast_to", ToShape("array", "shape"), lazy=Own(), standard="="),
-    *rows("concatenate concat", lazy=Own("concatenate"), standard="concat"),
-    *rows("stack", lazy=Own(), standard="="),
-    *rows("hstack vstack dstack", lazy=Own(), standard="concat (same rank) or stack (a new axis)"),
-    *rows("column_stack", lazy=Compose(_compose.column_stack), standard="stack or concat"),
+    *rows("concatenate concat", lazy=lambda n: _own_join(n, Own("concatenate")),
+          standard="concat"),
+    *rows("stack", lazy=lambda n: _own_join(n, Own()), standard="="),
+    *rows("hstack vstack dstack", lazy=lambda n: _own_join(n, Own()),
+          standard="concat (same rank) or stack (a new axis)"),
+    *rows("column_stack", lazy=lambda n: _own_join(n, WHOLE("tup")), standard="stack or concat"),
     *rows("split array_split", lazy=lambda n: Compose(_compose.splitting(getattr(np, n))),
           standard="slicing, or unstack"),
     *rows("hsplit vsplit dsplit", lazy=lambda n: Compose(_compose.splitting(getattr(np, n))),
