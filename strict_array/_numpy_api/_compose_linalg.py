@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import functools
 import warnings
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
 from .._array import Array
+from .._backends._numpy_ways import bound
 
-__all__ = ["cov", "lstsq", "pinv", "qr", "svd", "why_not_one_matrix", "why_not_plain_cov"]
+__all__ = [
+    "cov", "lstsq", "per_matrix", "pinv", "qr", "svd", "why_not_one_matrix", "why_not_per_matrix",
+    "why_not_plain_cov",
+]  # fmt: skip
 
 #: the dtype kinds NumPy's linalg takes (integers and booleans as float64)
 _KINDS = "biufc"
@@ -204,3 +209,95 @@ def cov(m: Array, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: 
     c = centred.mT @ (xp.conj(centred) if centred.dtype.kind == "c" else centred)
     c = c * float(np.true_divide(1, fact))
     return xp.squeeze(c, axis=(0, 1)) if c.shape == (1, 1) else c
+
+
+# --- stacks of matrices (and of vectors): NumPy's name, the namespace's function ------------
+@dataclass(frozen=True)
+class _PerMatrix:
+    """How NumPy's ``linalg.<name>`` maps onto the namespace's function of that name: its
+    array parameters and the core rank of each, its keywords the namespace takes under
+    the same name, NumPy's keyword values it has no counterpart of (each the only value
+    it takes), and whether integers and booleans are computed in float64 (as NumPy's
+    ``linalg`` computes them) or kept (a product, a diagonal)."""
+
+    arrays: tuple[str, ...]
+    cores: tuple[int, ...]
+    keywords: tuple[str, ...] = ()
+    fixed: tuple[tuple[str, Any], ...] = ()
+    floating: bool = True
+
+
+_PER_MATRIX = {
+    "det": _PerMatrix(("a",), (2,)),
+    "inv": _PerMatrix(("a",), (2,)),
+    "cholesky": _PerMatrix(("a",), (2,), ("upper",)),
+    # (NumPy's eigh reads the lower triangle, as the namespace's does)
+    "eigh": _PerMatrix(("a",), (2,), fixed=(("UPLO", "L"),)),
+    "eigvalsh": _PerMatrix(("a",), (2,), fixed=(("UPLO", "L"),)),
+    "slogdet": _PerMatrix(("a",), (2,)),
+    "svdvals": _PerMatrix(("x",), (2,)),
+    "matrix_norm": _PerMatrix(("x",), (2,), ("keepdims", "ord")),
+    "matrix_rank": _PerMatrix(("A",), (2,), ("rtol",), (("tol", None), ("hermitian", False))),
+    "solve": _PerMatrix(("a", "b"), (2, 1)),
+    "diagonal": _PerMatrix(("x",), (2,), ("offset",), floating=False),
+    "trace": _PerMatrix(("x",), (2,), ("offset", "dtype"), floating=False),
+    "cross": _PerMatrix(("x1", "x2"), (1, 1), ("axis",), floating=False),
+    "vecdot": _PerMatrix(("x1", "x2"), (1, 1), ("axis",), floating=False),
+}
+
+
+def why_not_per_matrix(name: str) -> Any:
+    """A reason (for ``Unless``) to leave NumPy's ``linalg.<name>`` to NumPy per matrix:
+    an array argument not an array (NumPy's or the device's), the first not the
+    device's, a dtype outside NumPy's ``linalg`` (float16), a rank below the core's,
+    or a keyword the namespace has no counterpart of given other than its default
+    (``UPLO="U"``, ``tol=``, ``hermitian=True``)."""
+    how = _PER_MATRIX[name]
+
+    def why(b: dict[str, Any]) -> str:
+        for i, (p, core) in enumerate(zip(how.arrays, how.cores)):
+            a: Any = b.get(p)
+            if not hasattr(a, "ndim") or not hasattr(a, "dtype") or isinstance(a, np.generic):
+                return f"{p} not an array"
+            if i == 0 and isinstance(a, np.ndarray):
+                return f"{p} not an array of the device"
+            if a.dtype.kind not in _KINDS or a.dtype == np.float16:
+                return f"dtype {a.dtype}"
+            if a.ndim < core:
+                return f"{p} of rank {a.ndim}"
+        for p, value in how.fixed:
+            if b.get(p) is not value and b.get(p) != value:
+                return f"{p}={b.get(p)!r}"
+        return ""
+
+    parts = [f"{' or '.join(how.arrays)} not an array of the device", "float16"]
+    parts += [f"{p} other than {v!r}" for p, v in how.fixed]
+    why.description = ", or ".join(parts)  # type: ignore[attr-defined]
+    return why
+
+
+@functools.cache
+def per_matrix(name: str) -> Any:
+    """NumPy's ``linalg.<name>`` of a stack of matrices (or vectors) by the namespace's
+    ``linalg.<name>``: integers and booleans in float64 where NumPy computes them so,
+    NumPy's keywords under the namespace's names."""
+    numpy = getattr(np.linalg, name)
+    how = _PER_MATRIX[name]
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        b = bound(numpy, args, kwargs)
+        arrays = [b[p] for p in how.arrays]
+        xp = _namespace(arrays[0])
+        if how.floating:
+            arrays = _floating(*arrays)
+        elif len(arrays) > 1:  # (NumPy's common dtype of the operands)
+            dtype = np.result_type(*(a.dtype for a in arrays))
+            arrays = [a if a.dtype == dtype else xp.astype(a, dtype) for a in arrays]
+        options = {k: b[k] for k in how.keywords if k in b}
+        if name == "matrix_rank" and options.get("rtol") is None:
+            options.pop("rtol", None)
+        return getattr(xp.linalg, name)(*arrays, **options)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"""NumPy's ``linalg.{name}`` by the namespace's."""
+    return call

@@ -218,6 +218,14 @@ def _own_select(name: str, instead: Lazy) -> Unless:
                   instead)  # fmt: skip
 
 
+def _per_matrix(name: str, instead: Lazy) -> Unless:
+    """NumPy's ``linalg.<name>`` of a stack by the namespace's (:mod:`._compose_linalg`),
+    where it takes the arguments; else ``instead``."""
+    short = name.split(".")[1]
+    return Unless(_compose_linalg.why_not_per_matrix(short),
+                  Compose(_compose_linalg.per_matrix(short)), instead)  # fmt: skip
+
+
 #: every NumPy function that takes an array, by its qualified name
 FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     # --- reductions and statistics: Dask's own tree reductions, else each lane ---------------
@@ -404,9 +412,13 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
                                                  b.get("axisc")) != (None, -1, -1, -1) else ""),
                       Matrices(("a", "b"), (1, 1)), WHOLE("a", "b")),
           standard="linalg.cross"),
-    *rows("linalg.cholesky linalg.det linalg.inv linalg.eig linalg.eigh linalg.eigvals "
-          "linalg.eigvalsh linalg.slogdet linalg.matrix_power",
-          lazy=Matrices(("a",), (2,)), standard="="),
+    # (the namespace's own, per matrix of a stack)
+    *rows("linalg.cholesky linalg.det linalg.inv linalg.eigh linalg.eigvalsh linalg.slogdet",
+          lazy=lambda n: _per_matrix(n, Matrices(("a",), (2,))), standard="="),
+    *rows("linalg.eig linalg.eigvals", lazy=Matrices(("a",), (2,)),
+          note="the namespace has no eig (not the standard's): NumPy's per matrix"),
+    *rows("linalg.matrix_power", lazy=Matrices(("a",), (2,)), standard="=",
+          note="NumPy's per matrix: its dtype depends on n's sign (integers kept for n >= 0)"),
     # (the namespace's own factorizations: TSQR of a tall matrix in row blocks on DASK)
     *rows("linalg.svd linalg.pinv", lazy=lambda n: Unless(
         _compose_linalg.why_not_one_matrix("a", per_matrix={"hermitian": (True,)},
@@ -416,11 +428,14 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("linalg.qr", lazy=Unless(_compose_linalg.why_not_one_matrix("a", per_matrix={"mode": ("raw",)}),
                                    Compose(_compose_linalg.qr), Matrices(("a",), (2,))),
           standard="="),
-    *rows("linalg.svdvals linalg.cond linalg.matrix_norm", lazy=Matrices(("x",), (2,)),
+    *rows("linalg.svdvals linalg.matrix_norm", lazy=lambda n: _per_matrix(n, Matrices(("x",), (2,))),
           standard="="),
-    *rows("linalg.matrix_rank", lazy=Matrices(("A",), (2,)), standard="="),
-    *rows("linalg.solve", Stacks("a", "b", (2, 2)), lazy=Matrices(("a", "b"), (2, 2)),
+    *rows("linalg.cond", lazy=Matrices(("x",), (2,)), standard="svdvals, max / min",
+          note="the namespace has no cond (not the standard's): NumPy's per matrix"),
+    *rows("linalg.matrix_rank", lazy=_per_matrix("linalg.matrix_rank", Matrices(("A",), (2,))),
           standard="="),
+    *rows("linalg.solve", Stacks("a", "b", (2, 2)),
+          lazy=_per_matrix("linalg.solve", Matrices(("a", "b"), (2, 2))), standard="="),
     *rows("linalg.lstsq", lazy=Unless(_compose_linalg.why_not_one_matrix("a", ranks={"b": (1, 2)}),
                                       Compose(_compose_linalg.lstsq), WHOLE_VALUES("a", "b")),
           standard="linalg.solve (of the normal equations)"),
@@ -430,13 +445,16 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("linalg.tensorinv", lazy=WHOLE("a")),
     *rows("linalg.tensorsolve", lazy=WHOLE("a", "b")),
     *rows("linalg.cross", Stacks("x1", "x2", (1, 1), axes=("axis", "axis")),
-          lazy=Unless(_not("axis", -1), Matrices(("x1", "x2"), (1, 1)), WHOLE("x1", "x2")),
+          lazy=_per_matrix("linalg.cross", Unless(_not("axis", -1), Matrices(("x1", "x2"), (1, 1)),
+                                                  WHOLE("x1", "x2"))),
           standard="="),
     *rows("linalg.vecdot", Stacks("x1", "x2", (1, 1), axes=("axis", "axis")),
-          lazy=Unless(_not("axis", -1), Matrices(("x1", "x2"), (1, 1)), WHOLE("x1", "x2")),
+          lazy=_per_matrix("linalg.vecdot", Unless(_not("axis", -1), Matrices(("x1", "x2"), (1, 1)),
+                                                   WHOLE("x1", "x2"))),
           standard="="),
     *rows("linalg.matmul", Stacks("x1", "x2", (2, 2)), lazy=Own("matmul"), standard="="),
-    *rows("linalg.diagonal linalg.trace", lazy=Matrices(("x",), (2,)), standard="="),
+    *rows("linalg.diagonal linalg.trace", lazy=lambda n: _per_matrix(n, Matrices(("x",), (2,))),
+          standard="="),
     *rows("linalg.matrix_transpose", lazy=Compose(_compose.matrix_transpose), standard="="),
     *rows("linalg.outer", lazy=WHOLE("x1", "x2"), standard="="),
     *rows("linalg.tensordot", lazy=Own("tensordot"), standard="="),
