@@ -296,7 +296,8 @@ def per_matrix(name: str) -> Any:
         options = {k: b[k] for k in how.keywords if k in b}
         if name == "matrix_rank" and options.get("rtol") is None:
             options.pop("rtol", None)
-        return getattr(xp.linalg, name)(*arrays, **options)
+        out = getattr(xp.linalg, name)(*arrays, **options)
+        return _result_type(name)(*out) if hasattr(out, "_fields") else out  # (NumPy's tuple)
 
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"""NumPy's ``linalg.{name}`` by the namespace's."""

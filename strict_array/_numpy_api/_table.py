@@ -43,9 +43,11 @@ from .._backends._numpy_ways import (
 )
 from . import (
     _compose,
+    _compose_fft,
     _compose_join,
     _compose_like,
     _compose_linalg,
+    _compose_move,
     _compose_reduce,
     _compose_select,
 )
@@ -198,6 +200,10 @@ def _histogram_shape(b: dict[str, Any]) -> Any:
     return ((n,), (n + 1,))
 
 
+#: why a quantile stays NumPy's per lane
+_NO_QUANTILE = "the namespace has no quantile: NumPy's per lane, the reduced axes in one block"
+
+
 def _own_reduction(name: str, instead: Lazy) -> Unless:
     """NumPy's reduction ``name`` by the namespace's own (:mod:`._compose_reduce`), where
     it takes the arguments; else ``instead``."""
@@ -209,6 +215,20 @@ def _own_join(name: str, instead: Lazy) -> Unless:
     """NumPy's join ``name`` by the namespace's ``concat`` or ``stack``
     (:mod:`._compose_join`), where it takes the arguments; else ``instead``."""
     return Unless(_compose_join.why_not_join(name), Compose(_compose_join.joining(name)), instead)
+
+
+def _own_move(name: str, instead: Lazy) -> Unless:
+    """NumPy's ``name`` by the namespace's function that moves data
+    (:mod:`._compose_move`), where it takes the arguments; else ``instead``."""
+    return Unless(_compose_move.why_not_move(name), Compose(_compose_move.moving(name)), instead)
+
+
+def _own_transform(name: str, instead: Lazy) -> Unless:
+    """NumPy's ``fft.<name>`` by the namespace's (:mod:`._compose_fft`), where it takes the
+    arguments; else ``instead``."""
+    short = name.split(".")[1]
+    return Unless(_compose_fft.why_not_transform(short), Compose(_compose_fft.transform(short)),
+                  instead)  # fmt: skip
 
 
 def _own_select(name: str, instead: Lazy) -> Unless:
@@ -244,10 +264,10 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("argmax argmin nanargmax nanargmin", lazy=lambda n: _own_reduction(n, Lanes("a")),
           standard="="),
     *rows("ptp", lazy=_own_reduction("ptp", Own()), standard="max(x, axis=...) - min(x, axis=...)"),
-    *rows("median nanmedian", lazy=Lanes("a")),
+    *rows("median nanmedian", lazy=Lanes("a"), note=_NO_QUANTILE),
     *rows("percentile quantile nanpercentile nanquantile",
           Broadcast(("a", "weights"), vectors=("weights",)),
-          lazy=Lanes("a", others=("weights",))),
+          lazy=Lanes("a", others=("weights",)), note=_NO_QUANTILE),
     *rows("average", lazy=_own_reduction("average", Lanes("a", others=("weights",))),
           standard="mean, or sum(x * w) / sum(w)",
           note="weights of a's shape, or along axis"),
@@ -306,12 +326,16 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("zeros_like ones_like empty_like full_like", lazy=lambda n: Unless(
         _compose_like.why_not_like(n), Compose(_compose_like.like(n)), Own()), standard="="),
     # --- along an axis: NumPy's on each lane --------------------------------------------------
-    *rows("sort argsort", lazy=Lanes("a"), standard="="),
-    *rows("partition argpartition", lazy=Lanes("a"), standard="sort or argsort"),
-    *rows("sort_complex", lazy=Lanes("a", axis=-1)),
+    *rows("sort argsort", lazy=lambda n: _own_move(n, Lanes("a")),
+          standard="="),
+    *rows("partition argpartition", lazy=Lanes("a"), standard="sort or argsort",
+          note="the namespace has no partition: NumPy's order of the other elements is its own"),
+    *rows("sort_complex", lazy=Lanes("a", axis=-1),
+          note="the namespace orders no complex numbers"),
     *rows("lexsort", lazy=WHOLE("keys")),
-    *rows("unwrap", lazy=Lanes("p")),
-    *rows("trapezoid", Broadcast(("y", "x"), vectors=("x",)), lazy=Lanes("y", others=("x",))),
+    *rows("unwrap", lazy=Lanes("p"), note="the namespace has no unwrap"),
+    *rows("trapezoid", Broadcast(("y", "x"), vectors=("x",)), lazy=Lanes("y", others=("x",)),
+          note="the namespace has no trapezoid"),
     *rows("gradient", lazy=WHOLE("f", "varargs")),
     # (Dask's diff makes its prepend= and append= NumPy arrays: a lazy one is computed)
     *rows("diff", lazy=Unless(_device_array("prepend", "append"), Own(),
@@ -319,9 +343,10 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     # (Dask's ediff1d casts to_end and to_begin that NumPy refuses under same_kind)
     *rows("ediff1d", lazy=Unless(_given("to_end", "to_begin"), Own(), WHOLE("ary")),
           standard="diff(reshape(x, (-1,)))"),
-    *rows("apply_along_axis", Callbacks(("func1d",)), lazy=Lanes("arr")),
+    *rows("apply_along_axis", Callbacks(("func1d",)), lazy=Lanes("arr"),
+          note="a function of the caller's, called on each lane"),
     *rows("apply_over_axes", Callbacks(("func",)), lazy=WHOLE("a")),
-    *rows("packbits unpackbits", lazy=Lanes("a")),
+    *rows("packbits unpackbits", lazy=Lanes("a"), note="the namespace has no bit packing"),
     *rows("convolve correlate", lazy=Whole(("a", "v"), shape=_convolve_shape)),
     *rows("vander", lazy=WHOLE("x")),
     # --- sets and data-dependent sizes --------------------------------------------------------
@@ -342,7 +367,8 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("atleast_1d atleast_2d atleast_3d", lazy=Own(), standard="expand_dims"),
     *rows("block", lazy=Own(), standard="concat"),
     *rows("broadcast_arrays", Broadcast(("*args",)), lazy=Own(), standard="="),
-    *rows("broadcast_to", ToShape("array", "shape"), lazy=Own(), standard="="),
+    *rows("broadcast_to", ToShape("array", "shape"), lazy=_own_move("broadcast_to", Own()),
+          standard="="),
     *rows("concatenate concat", lazy=lambda n: _own_join(n, Own("concatenate")),
           standard="concat"),
     *rows("stack", lazy=lambda n: _own_join(n, Own()), standard="="),
@@ -354,22 +380,35 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("hsplit vsplit dsplit", lazy=lambda n: Compose(_compose.splitting(getattr(np, n))),
           standard="slicing"),
     *rows("unstack", lazy=Compose(_compose.unstack), standard="="),
-    *rows("expand_dims", lazy=Own(), standard="="),
-    *rows("squeeze", lazy=Own(), standard="="),
-    *rows("flip", lazy=Own(), standard="="),
-    *rows("fliplr flipud", lazy=Own(), standard="flip"),
-    *rows("moveaxis", lazy=Own(), standard="="),
+    *rows("expand_dims", lazy=lambda n: _own_move(n, Own()),
+          standard="="),
+    *rows("squeeze", lazy=lambda n: _own_move(n, Own()),
+          standard="="),
+    *rows("flip", lazy=lambda n: _own_move(n, Own()),
+          standard="="),
+    *rows("fliplr flipud", lazy=lambda n: _own_move(n, Own()),
+          standard="flip"),
+    *rows("moveaxis", lazy=lambda n: _own_move(n, Own()),
+          standard="="),
     *rows("rollaxis", lazy=Own(), standard="moveaxis"),
-    *rows("swapaxes", lazy=Own(), standard="permute_dims"),
-    *rows("transpose", lazy=Own(), standard="permute_dims or matrix_transpose"),
-    *rows("permute_dims", lazy=Own("transpose"), standard="="),
+    *rows("swapaxes", lazy=lambda n: _own_move(n, Own()),
+          standard="permute_dims"),
+    *rows("transpose", lazy=lambda n: _own_move(n, Own()),
+          standard="permute_dims or matrix_transpose"),
+    *rows("permute_dims", lazy=lambda n: _own_move(n, Own("transpose")),
+          standard="="),
     *rows("matrix_transpose", lazy=Compose(_compose.matrix_transpose), standard="="),
-    *rows("ravel", lazy=Unless(_not("order", "C"), Own(), WHOLE("a")), standard="reshape"),
-    *rows("reshape", lazy=Unless(_not("order", "C"), Own(), WHOLE("a")), standard="="),
+    *rows("ravel", lazy=lambda n: _own_move(n, Unless(_not("order", "C"), Own(), WHOLE("a"))),
+          standard="reshape"),
+    *rows("reshape", lazy=lambda n: _own_move(n, Unless(_not("order", "C"), Own(), WHOLE("a"))),
+          standard="="),
     *rows("resize", lazy=WHOLE("a"), standard="tile and reshape"),
-    *rows("repeat", lazy=Unless(_is_none("axis"), Own(), WHOLE("a", "repeats")), standard="="),
-    *rows("tile", lazy=Own(), standard="="),
-    *rows("roll", lazy=Own(), standard="="),
+    *rows("repeat", lazy=lambda n: _own_move(n, Unless(_is_none("axis"), Own(), WHOLE("a", "repeats"))),
+          standard="="),
+    *rows("tile", lazy=lambda n: _own_move(n, Own()),
+          standard="="),
+    *rows("roll", lazy=lambda n: _own_move(n, Own()),
+          standard="="),
     *rows("rot90", lazy=Own(), standard="flip and matrix_transpose"),
     *rows("insert", lazy=Unless(_is_none("axis"), Own(), WHOLE("arr", "obj", "values")),
           standard="concat and slicing"),
@@ -382,11 +421,12 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("diagflat", lazy=WHOLE("v")),
     *rows("diagonal", lazy=Own(), standard="linalg.diagonal"),
     *rows("trace", lazy=Own(), standard="linalg.trace"),
-    *rows("tril triu", lazy=Own(), standard="="),
+    *rows("tril triu", lazy=lambda n: _own_move(n, Own()),
+          standard="="),
     *rows("tril_indices_from triu_indices_from diag_indices_from", lazy=Value(shapes_only=True)),
     # --- indexing and writes ---------------------------------------------------------------
-    *rows("take", lazy=Unless(_given("mode"), Unless(_is_none("axis"), Own(),
-                                                    WHOLE("a", "indices")), WHOLE("a", "indices")),
+    *rows("take", lazy=_own_move("take", Unless(_given("mode"), Unless(_is_none("axis"), Own(),
+                                                    WHOLE("a", "indices")), WHOLE("a", "indices"))),
           standard="="),
     *rows("take_along_axis", lazy=Compose(_compose.take_along_axis), standard="="),
     *rows("put", lazy=Writes("a", WHOLE("a", "ind", "v")), standard="x[key] = value"),
@@ -402,7 +442,8 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("vdot", lazy=Own(), standard="vecdot"),
     *rows("inner", lazy=WHOLE("a", "b"), standard="vecdot (or tensordot)"),
     *rows("outer", lazy=Own(), standard="linalg.outer"),
-    *rows("tensordot", lazy=Own(), standard="="),
+    *rows("tensordot", lazy=lambda n: _own_move(n, Own()),
+          standard="="),
     *rows("einsum", Einsum(), lazy=Own(), standard="="),
     *rows("einsum_path", Einsum(), lazy=Value(shapes_only=True)),
     *rows("kron", lazy=WHOLE("a", "b")),
@@ -459,12 +500,15 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("linalg.outer", lazy=WHOLE("x1", "x2"), standard="="),
     *rows("linalg.tensordot", lazy=Own("tensordot"), standard="="),
     # --- fft: NumPy's transform of each lane ------------------------------------------------------
-    *rows("fft.fft fft.ifft fft.rfft fft.irfft fft.hfft fft.ihfft", lazy=Lanes("a"),
-          standard="="),
-    *rows("fft.fft2 fft.ifft2 fft.rfft2 fft.irfft2", lazy=Lanes("a", axis="axes"),
+    *rows("fft.fft fft.ifft fft.rfft fft.irfft fft.hfft fft.ihfft",
+          lazy=lambda n: _own_transform(n, Lanes("a")), standard="="),
+    *rows("fft.fft2 fft.ifft2 fft.rfft2 fft.irfft2",
+          lazy=lambda n: _own_transform(n, Lanes("a", axis="axes")),
           standard="fft.fftn (axes=(-2, -1))"),
-    *rows("fft.fftn fft.ifftn fft.rfftn fft.irfftn", lazy=Lanes("a", axis="axes"), standard="="),
-    *rows("fft.fftshift fft.ifftshift", lazy=Lanes("x", axis="axes"), standard="="),
+    *rows("fft.fftn fft.ifftn fft.rfftn fft.irfftn",
+          lazy=lambda n: _own_transform(n, Lanes("a", axis="axes")), standard="="),
+    *rows("fft.fftshift fft.ifftshift", lazy=lambda n: _own_transform(n, Lanes("x", axis="axes")),
+          standard="="),
     # --- polynomials ------------------------------------------------------------------------------
     *rows("poly", lazy=WHOLE("seq_of_zeros")),
     *rows("polyadd polysub", lazy=WHOLE("a1", "a2")),
