@@ -230,3 +230,51 @@ def test_transforms_are_numpys(name, chunks, namespace_only):
     assert got.dtype == want.dtype and got.shape == want.shape
     tol = 1e-5 if want.dtype in (np.complex64, np.float32) else 1e-12
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+# --- norms, traces, diagonals and products by NumPy's names ----------------------------------
+T3 = RNG.standard_normal((3, 4, 5))
+
+#: name -> NumPy's call of (a float matrix with NaN, an int32 matrix, a vector, a 3-D array,
+#: a complex matrix)
+PRODUCTS = {
+    "vector_norm": lambda a, b, v, t, c: np.linalg.vector_norm(t),
+    "vector_norm along axes": lambda a, b, v, t, c: np.linalg.vector_norm(
+        t, axis=(0, 2), keepdims=True, ord=1
+    ),
+    "vector_norm of integers": lambda a, b, v, t, c: np.linalg.vector_norm(b, axis=0, ord=np.inf),
+    "norm": lambda a, b, v, t, c: np.linalg.norm(a),
+    "norm of complex numbers": lambda a, b, v, t, c: np.linalg.norm(c),
+    "norm keepdims": lambda a, b, v, t, c: np.linalg.norm(t, keepdims=True),
+    "norm ord=2": lambda a, b, v, t, c: np.linalg.norm(c, 2),
+    "norm nuc": lambda a, b, v, t, c: np.linalg.norm(b, "nuc"),
+    "norm along an axis": lambda a, b, v, t, c: np.linalg.norm(t, axis=1),
+    "norm of two axes": lambda a, b, v, t, c: np.linalg.norm(t, ord=1, axis=(2, 0), keepdims=True),
+    "norm of a vector, inf": lambda a, b, v, t, c: np.linalg.norm(v, np.inf),
+    "trace": lambda a, b, v, t, c: np.trace(c),
+    "trace of integers": lambda a, b, v, t, c: np.trace(b, 1),
+    "trace of two axes": lambda a, b, v, t, c: np.trace(t, axis1=2, axis2=0),
+    "diagonal of two axes": lambda a, b, v, t, c: np.diagonal(t, -1, 1, 2),
+    "diagonal": lambda a, b, v, t, c: np.diagonal(a),
+    "dot": lambda a, b, v, t, c: np.dot(c, v),
+    "dot of matrices": lambda a, b, v, t, c: np.dot(c.T, b),
+    "dot of a matrix and a stack": lambda a, b, v, t, c: np.dot(c[:, :4], t),
+    "dot of vectors": lambda a, b, v, t, c: np.dot(v, v),
+    "vdot": lambda a, b, v, t, c: np.vdot(c, b),
+    "outer": lambda a, b, v, t, c: np.outer(v, b),
+    "linalg.outer": lambda a, b, v, t, c: np.linalg.outer(v, v),
+    "linalg.tensordot": lambda a, b, v, t, c: np.linalg.tensordot(t, b[:5], axes=1),
+}
+
+
+@pytest.mark.parametrize("chunks", [-1, 1, 2], ids=["one block", "size-1 blocks", "blocks of 2"])
+@pytest.mark.parametrize("name", list(PRODUCTS))
+def test_norms_and_products_are_numpys(name, chunks, namespace_only):
+    f = PRODUCTS[name]
+    arrays = (A, B, V, T3, C)
+    got = f(*(xp.asarray(a, device=xp.DASK, chunks=chunks) for a in arrays))
+    want = np.asarray(f(*arrays))
+    assert type(got) is xp.Array and got.device == xp.DASK
+    got = np.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -23,6 +23,7 @@ import numpy as np
 
 from .._array import Array
 from .._backends._numpy_ways import bound
+from ._compose_linalg import common
 
 __all__ = ["moving", "why_not_move"]
 
@@ -70,8 +71,7 @@ def _take(xp: Any, a: Array, indices: Array, axis: Any) -> Array:
 
 
 def _tensordot(xp: Any, a: Array, b: Array, axes: Any) -> Array:
-    dtype = np.result_type(a.dtype, b.dtype)
-    a, b = (v if v.dtype == dtype else xp.astype(v, dtype) for v in (a, b))
+    a, b = common(a, b)
     if not isinstance(axes, (int, np.integer)):
         first, second = axes
         axes = (_listed(first), _listed(second))

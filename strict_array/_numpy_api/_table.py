@@ -231,6 +231,21 @@ def _own_transform(name: str, instead: Lazy) -> Unless:
                   instead)  # fmt: skip
 
 
+def _product(name: str, instead: Lazy) -> Unless:
+    """NumPy's product ``name`` by the namespace's ``tensordot``, ``vecdot`` or
+    ``linalg.outer`` (:mod:`._compose_linalg`), where it takes the arguments; else
+    ``instead``."""
+    return Unless(_compose_linalg.why_not_product(name),
+                  Compose(getattr(_compose_linalg, name.rpartition(".")[2])), instead)  # fmt: skip
+
+
+def _two_axes(name: str) -> Unless:
+    """``np.trace`` or ``np.diagonal`` by the namespace's ``linalg`` function of the
+    matrices of two axes (:mod:`._compose_linalg`), where it takes the arguments; else
+    Dask's own."""
+    return Unless(_compose_linalg.why_not_two_axes, Compose(getattr(_compose_linalg, name)), Own())
+
+
 def _own_select(name: str, instead: Lazy) -> Unless:
     """NumPy's ``name`` by the namespace's ``where``, ``clip`` or ``nonzero``
     (:mod:`._compose_select`), where it takes the arguments; else ``instead``."""
@@ -419,8 +434,8 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("ix_", lazy=WHOLE("args")),
     *rows("diag", lazy=Own(), standard="linalg.diagonal (of a matrix)"),
     *rows("diagflat", lazy=WHOLE("v")),
-    *rows("diagonal", lazy=Own(), standard="linalg.diagonal"),
-    *rows("trace", lazy=Own(), standard="linalg.trace"),
+    *rows("diagonal", lazy=_two_axes("diagonal"), standard="linalg.diagonal"),
+    *rows("trace", lazy=_two_axes("trace"), standard="linalg.trace"),
     *rows("tril triu", lazy=lambda n: _own_move(n, Own()),
           standard="="),
     *rows("tril_indices_from triu_indices_from diag_indices_from", lazy=Value(shapes_only=True)),
@@ -438,10 +453,10 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("copyto", Assign("dst", ("src", "where")),
           lazy=Writes("dst", Blocks(("dst", "src", "where"))), standard="x[key] = value"),
     # --- linear algebra ------------------------------------------------------------------------
-    *rows("dot", lazy=Own(), standard="matmul, vecdot or tensordot"),
-    *rows("vdot", lazy=Own(), standard="vecdot"),
+    *rows("dot", lazy=_product("dot", Own()), standard="matmul, vecdot or tensordot"),
+    *rows("vdot", lazy=_product("vdot", Own()), standard="vecdot"),
     *rows("inner", lazy=WHOLE("a", "b"), standard="vecdot (or tensordot)"),
-    *rows("outer", lazy=Own(), standard="linalg.outer"),
+    *rows("outer", lazy=_product("outer", Own()), standard="linalg.outer"),
     *rows("tensordot", lazy=lambda n: _own_move(n, Own()),
           standard="="),
     *rows("einsum", Einsum(), lazy=Own(), standard="="),
@@ -481,8 +496,10 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
                                       Compose(_compose_linalg.lstsq), WHOLE_VALUES("a", "b")),
           standard="linalg.solve (of the normal equations)"),
     *rows("linalg.multi_dot", lazy=WHOLE("arrays"), standard="matmul, one product at a time"),
-    *rows("linalg.norm", lazy=Own(), standard="linalg.vector_norm or linalg.matrix_norm"),
-    *rows("linalg.vector_norm", lazy=Lanes("x"), standard="="),
+    *rows("linalg.norm", lazy=Unless(_compose_linalg.why_not_norm, Compose(_compose_linalg.norm),
+                                     Own()),
+          standard="linalg.vector_norm or linalg.matrix_norm"),
+    *rows("linalg.vector_norm", lazy=_per_matrix("linalg.vector_norm", Lanes("x")), standard="="),
     *rows("linalg.tensorinv", lazy=WHOLE("a")),
     *rows("linalg.tensorsolve", lazy=WHOLE("a", "b")),
     *rows("linalg.cross", Stacks("x1", "x2", (1, 1), axes=("axis", "axis")),
@@ -497,8 +514,8 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("linalg.diagonal linalg.trace", lazy=lambda n: _per_matrix(n, Matrices(("x",), (2,))),
           standard="="),
     *rows("linalg.matrix_transpose", lazy=Compose(_compose.matrix_transpose), standard="="),
-    *rows("linalg.outer", lazy=WHOLE("x1", "x2"), standard="="),
-    *rows("linalg.tensordot", lazy=Own("tensordot"), standard="="),
+    *rows("linalg.outer", lazy=_product("linalg.outer", WHOLE("x1", "x2")), standard="="),
+    *rows("linalg.tensordot", lazy=_product("linalg.tensordot", Own("tensordot")), standard="="),
     # --- fft: NumPy's transform of each lane ------------------------------------------------------
     *rows("fft.fft fft.ifft fft.rfft fft.irfft fft.hfft fft.ihfft",
           lazy=lambda n: _own_transform(n, Lanes("a")), standard="="),
