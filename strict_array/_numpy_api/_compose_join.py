@@ -23,7 +23,7 @@ import numpy as np
 from .._array import Array
 from .._backends._numpy_ways import bound
 
-__all__ = ["joining", "why_not_join"]
+__all__ = ["at_least", "joining", "why_not_join"]
 
 #: NumPy's name -> its parameter holding the arrays (a sequence), where not ``arrays``
 _SEQUENCE = {"hstack": "tup", "vstack": "tup", "dstack": "tup", "column_stack": "tup"}
@@ -61,7 +61,7 @@ def why_not_join(name: str) -> Any:
     return why
 
 
-def _at_least(xp: Any, a: Array, ndim: int) -> Array:
+def at_least(xp: Any, a: Array, ndim: int) -> Array:
     """NumPy's ``atleast_1d``, ``atleast_2d`` or ``atleast_3d`` of one array: a vector
     ``(n,)`` becomes ``(1, n)`` and ``(1, n, 1)``, a matrix ``(m, n, 1)``."""
     if a.ndim >= ndim:
@@ -102,10 +102,10 @@ def joining(name: str) -> Any:
             columns = [xp.expand_dims(a, axis=1) if a.ndim == 1 else a for a in columns]
             return xp.concat(columns, axis=1)
         if name == "vstack":
-            return xp.concat([_at_least(xp, a, 2) for a in arrays], axis=0)
+            return xp.concat([at_least(xp, a, 2) for a in arrays], axis=0)
         if name == "dstack":
-            return xp.concat([_at_least(xp, a, 3) for a in arrays], axis=2)
-        arrays = [_at_least(xp, a, 1) for a in arrays]  # hstack
+            return xp.concat([at_least(xp, a, 3) for a in arrays], axis=2)
+        arrays = [at_least(xp, a, 1) for a in arrays]  # hstack
         return xp.concat(arrays, axis=0 if arrays[0].ndim == 1 else 1)
 
     join.__name__ = join.__qualname__ = name

@@ -2,7 +2,9 @@
 ``np.sort``, ``argsort`` (stable), ``expand_dims``, ``squeeze``, ``flip``, ``fliplr``,
 ``flipud``, ``moveaxis``, ``swapaxes``, ``transpose``, ``permute_dims``, ``reshape``,
 ``ravel``, ``roll``, ``tile``, ``repeat``, ``broadcast_to``, ``tril``, ``triu``,
-``take`` and ``tensordot`` of a strict array resolve to the namespace's function of
+``take``, ``tensordot``, ``atleast_1d`` (``2d``, ``3d``), ``broadcast_arrays``,
+``meshgrid``, ``diff``, ``rollaxis``, ``rot90``, ``compress`` and ``extract`` of a strict
+array resolve to the namespace's function of
 the array's device (on ``DASK``: right over sizes unknown until computed and empty
 blocks, what the planner knows of the array kept: a constant, a slice), with NumPy's
 values: the same elements, in NumPy's order and dtype.
@@ -88,6 +90,66 @@ def _sort(xp: Any, a: Array, axis: Any, indices: bool) -> Array:
     return (xp.argsort if indices else xp.sort)(a, axis=axis, stable=True)
 
 
+def _at_least(xp: Any, arrays: Any, ndim: int) -> Any:
+    from ._compose_join import at_least
+
+    out = tuple(at_least(xp, a, ndim) for a in arrays)
+    return out[0] if len(out) == 1 else out
+
+
+def _aligned(xp: Any, arrays: Any) -> list[Array]:
+    """The arrays with leading axes of size 1 to one rank (NumPy's broadcasting of lower
+    ranks made explicit; the NumPy table's rank rule decided it first)."""
+    ndim = max(a.ndim for a in arrays)
+    return [xp.reshape(a, (1,) * ndim) if a.ndim == 0 else
+            xp.expand_dims(a, axis=tuple(range(ndim - a.ndim))) if a.ndim < ndim else a
+            for a in arrays]  # fmt: skip
+
+
+def _rollaxis(xp: Any, a: Array, axis: Any, start: Any) -> Array:
+    """NumPy's ``rollaxis``: ``axis`` moved to before ``start``, as NumPy's own does it."""
+    n = a.ndim
+    (axis,) = _axes(axis, n, "rollaxis")
+    start = operator.index(start)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise np.exceptions.AxisError(f"numpy.rollaxis: start={start} is out of range for {n} axes")
+    if axis < start:
+        start -= 1
+    order = [i for i in range(n) if i != axis]
+    order.insert(start, axis)
+    return xp.permute_dims(a, tuple(order))
+
+
+def _rot90(xp: Any, m: Array, k: Any, axes: Any) -> Array:
+    """NumPy's ``rot90``: flips and a transposition of ``axes``, as NumPy's own does it."""
+    first, second = _axes(tuple(axes), m.ndim, "rot90")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return xp.flip(xp.flip(m, axis=first), axis=second)
+    order = list(range(m.ndim))
+    order[first], order[second] = second, first
+    if k == 1:
+        return xp.permute_dims(xp.flip(m, axis=second), tuple(order))
+    return xp.flip(xp.permute_dims(m, tuple(order)), axis=second)
+
+
+def _compress(xp: Any, condition: Array, a: Array, axis: Any) -> Array:
+    """NumPy's ``compress``: the slices where ``condition`` is non-zero (a shorter
+    condition leaves the rest out), as ``take`` of its ``nonzero``."""
+    if axis is None:
+        a, axis = xp.reshape(a, (-1,)), 0
+    return xp.take(a, xp.nonzero(condition)[0], axis=axis)
+
+
+def _extract(xp: Any, condition: Array, arr: Array) -> Array:
+    flat = xp.reshape(condition, (-1,))
+    return xp.take(xp.reshape(arr, (-1,)), xp.nonzero(flat)[0], axis=0)
+
+
 #: NumPy's name -> its array parameters, and the call of the namespace's function on
 #: (the namespace, the bound arguments)
 _MOVES: dict[str, tuple[tuple[str, ...], Callable[[Any, dict[str, Any]], Array]]] = {
@@ -112,7 +174,22 @@ _MOVES: dict[str, tuple[tuple[str, ...], Callable[[Any, dict[str, Any]], Array]]
     "triu": (("m",), lambda xp, b: xp.triu(b["m"], k=operator.index(b["k"]))),
     "take": (("a", "indices"), lambda xp, b: _take(xp, b["a"], b["indices"], b["axis"])),
     "tensordot": (("a", "b"), lambda xp, b: _tensordot(xp, b["a"], b["b"], b["axes"])),
+    "atleast_1d": (("arys",), lambda xp, b: _at_least(xp, b["arys"], 1)),
+    "atleast_2d": (("arys",), lambda xp, b: _at_least(xp, b["arys"], 2)),
+    "atleast_3d": (("arys",), lambda xp, b: _at_least(xp, b["arys"], 3)),
+    "broadcast_arrays": (("args",), lambda xp, b: xp.broadcast_arrays(*_aligned(xp, b["args"]))),
+    "meshgrid": (("xi",), lambda xp, b: xp.meshgrid(*b["xi"], indexing=b["indexing"])),
+    "diff": (("a",), lambda xp, b: xp.diff(b["a"], axis=b["axis"], n=operator.index(b["n"]))),
+    "rollaxis": (("a",), lambda xp, b: _rollaxis(xp, b["a"], b["axis"], b["start"])),
+    "rot90": (("m",), lambda xp, b: _rot90(xp, b["m"], b["k"], b["axes"])),
+    "compress": (
+        ("a", "condition"),
+        lambda xp, b: _compress(xp, b["condition"], b["a"], b["axis"]),
+    ),
+    "extract": (("arr", "condition"), lambda xp, b: _extract(xp, b["condition"], b["arr"])),
 }
+#: the names whose arrays are NumPy's ``*args``
+_VARIADIC = ("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "meshgrid")
 
 
 def _reason(name: str, b: dict[str, Any], first: Any) -> str:
@@ -138,6 +215,18 @@ def _reason(name: str, b: dict[str, Any], first: Any) -> str:
         return "a 0-d array"
     if name == "repeat" and getattr(b.get("repeats"), "ndim", 0) > 1:
         return "repeats of more than one axis"
+    if name == "broadcast_arrays" and any(s is None or s != s for v in b["args"] for s in v.shape):
+        return "a size unknown until computed"  # (the namespace's broadcast_to refuses it)
+    if name == "diff" and any(b.get(p) is not np._NoValue for p in ("prepend", "append")):
+        return "prepend= or append= given"
+    if name == "meshgrid" and (
+        b.get("sparse") or any(v.ndim != 1 for v in b["xi"]) or len({v.dtype for v in b["xi"]}) > 1
+    ):  # (NumPy's results keep each array's dtype; the namespace's take one)
+        return "sparse=True, or arrays not vectors of one dtype"
+    if name == "compress" and (b.get("out") is not None or b["condition"].ndim != 1):
+        return "out= given, or a condition not a vector"
+    if name == "rot90" and (first.ndim < 2 or len(tuple(b.get("axes", ()))) != 2):
+        return "an array of fewer than two axes, or axes not two"
     return ""
 
 
@@ -147,6 +236,9 @@ _DESCRIBED = {
     "reshape": ", or order= other than 'C'", "ravel": ", or order= other than 'C'",
     "tril": ", or a vector", "triu": ", or a vector",
     "take": ", or out= or mode=, or indices not integers",
+    "diff": ", or prepend= or append=", "meshgrid": ", or sparse=True, or not vectors of one dtype",
+    "compress": ", or out=, or a condition not a vector", "rot90": ", or fewer than two axes",
+    "broadcast_arrays": ", or a size unknown until computed",
 }  # fmt: skip
 
 
@@ -159,11 +251,14 @@ def why_not_move(name: str) -> Any:
     arrays = _MOVES[name][0]
 
     def why(b: dict[str, Any]) -> str:
-        first: Any = b.get(arrays[0])
+        named: list[tuple[str, Any]] = (
+            [(arrays[0], v) for v in b.get(arrays[0], ())] if name in _VARIADIC
+            else [(p, b.get(p)) for p in arrays]
+        )  # fmt: skip
+        first: Any = named[0][1] if named else None
         if not hasattr(first, "ndim") or isinstance(first, (np.ndarray, np.generic)):
             return f"{arrays[0]} not an array of the device"
-        for p in arrays:
-            v: Any = b.get(p)
+        for p, v in named:
             if p == "repeats" and type(v) is int:
                 continue
             if not hasattr(v, "dtype") or isinstance(v, np.generic):
@@ -189,7 +284,8 @@ def moving(name: str) -> Any:
 
     def move(*args: Any, **kwargs: Any) -> Array:
         b = bound(numpy, args, kwargs)
-        xp = b[_MOVES[name][0][0]].__array_namespace__()
+        first = b[_MOVES[name][0][0]]
+        xp = (first[0] if name in _VARIADIC else first).__array_namespace__()
         return call(xp, b)
 
     move.__name__ = move.__qualname__ = name
