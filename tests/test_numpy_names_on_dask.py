@@ -105,6 +105,14 @@ CASES = {
     "compress by a shorter condition": lambda a, b, v, u: np.compress(v > 0, a),
     "compress along 1": lambda a, b, v, u: np.compress(v > 0, b, axis=1),
     "extract": lambda a, b, v, u: np.extract(b > 0, a),
+    "pad": lambda a, b, v, u: np.pad(a, 2),
+    "pad edge": lambda a, b, v, u: np.pad(b, ((1, 0), (0, 2)), mode="edge"),
+    "pad by a constant": lambda a, b, v, u: np.pad(u, (1, 2), constant_values=7),
+    "pad reflect": lambda a, b, v, u: np.pad(a, 1, mode="reflect"),
+    "ediff1d": lambda a, b, v, u: np.ediff1d(a),
+    "ediff1d of integers": lambda a, b, v, u: np.ediff1d(b),
+    "diag of a matrix": lambda a, b, v, u: np.diag(a),
+    "diag below": lambda a, b, v, u: np.diag(b, -2),
 }
 
 
@@ -285,6 +293,13 @@ PRODUCTS = {
     "outer": lambda a, b, v, t, c: np.outer(v, b),
     "linalg.outer": lambda a, b, v, t, c: np.linalg.outer(v, v),
     "linalg.tensordot": lambda a, b, v, t, c: np.linalg.tensordot(t, b[:5], axes=1),
+    "linalg.matmul": lambda a, b, v, t, c: np.linalg.matmul(t, b[:5]),
+    "linalg.matmul of a matrix and a stack": lambda a, b, v, t, c: np.linalg.matmul(c[:, :4], t),
+    "linalg.matmul of a vector": lambda a, b, v, t, c: np.linalg.matmul(b, v),
+    "cross": lambda a, b, v, t, c: np.cross(c[:, :3], a[::-1, 2:]),
+    "cross of a vector and a stack": lambda a, b, v, t, c: np.cross(b[0, :3], c[:, 1:4]),
+    "cross along an axis": lambda a, b, v, t, c: np.cross(t[:, :3], t[:, 1:], axis=0),
+    "cross into another axis": lambda a, b, v, t, c: np.cross(a[:, :3], b[:, 2:], axisc=0),
 }
 
 
@@ -293,7 +308,8 @@ PRODUCTS = {
 def test_norms_and_products_are_numpys(name, chunks, namespace_only):
     f = PRODUCTS[name]
     arrays = (A, B, V, T3, C)
-    got = f(*(xp.asarray(a, device=xp.DASK, chunks=chunks) for a in arrays))
+    with xp.rank_promotion("allow"):  # (NumPy's broadcasting of stacks: the table's rule)
+        got = f(*(xp.asarray(a, device=xp.DASK, chunks=chunks) for a in arrays))
     want = np.asarray(f(*arrays))
     assert type(got) is xp.Array and got.device == xp.DASK
     got = np.asarray(got)

@@ -25,9 +25,10 @@ from .._array import Array
 from .._backends._numpy_ways import bound
 
 __all__ = [
-    "common", "cov", "diagonal", "dot", "lstsq", "norm", "outer", "per_matrix", "pinv", "qr",
+    "common", "cov", "cross", "diagonal", "dot", "matmul", "lstsq", "norm", "outer", "per_matrix", "pinv", "qr",
     "svd", "tensordot", "trace", "vdot", "why_not_norm", "why_not_one_matrix",
-    "why_not_per_matrix", "why_not_plain_cov", "why_not_product", "why_not_two_axes",
+    "why_not_per_matrix", "why_not_plain_cov", "why_not_product", "why_not_stacked",
+    "why_not_two_axes",
 ]  # fmt: skip
 
 #: the dtype kinds NumPy's linalg takes (integers and booleans as float64)
@@ -461,3 +462,70 @@ def tensordot(x1: Array, x2: Array, /, *, axes: Any = 2) -> Array:
     from ._compose_move import moving  # (which imports this module)
 
     return cast(Array, moving("tensordot")(x1, x2, axes))
+
+
+def why_not_stacked(name: str) -> Any:
+    """A reason (for ``Unless``) to leave ``np.linalg.matmul`` or ``np.cross`` as before:
+    an operand not an array (the first not the device's), a dtype outside the
+    namespace's (float16), a 0-d operand, or (``cross``) vectors not of 3 elements (NumPy's
+    2-element cross product is a scalar)."""
+    first_name, second_name = ("x1", "x2") if name == "matmul" else ("a", "b")
+
+    def why(b: dict[str, Any]) -> str:
+        first: Any = b.get(first_name)
+        second: Any = b.get(second_name)
+        if not hasattr(first, "ndim") or isinstance(first, (np.ndarray, np.generic)):
+            return f"{first_name} not an array of the device"
+        if not hasattr(second, "dtype") or isinstance(second, np.generic):
+            return f"{second_name} not an array"
+        for v in (first, second):
+            if v.dtype.kind not in "biufc" or v.dtype == np.float16:
+                return f"dtype {v.dtype}"
+            if v.ndim == 0:
+                return "a 0-d operand"
+        if name == "cross":
+            axes: list[Any] = (
+                [b.get("axis")] * 2 if b.get("axis") is not None else [b["axisa"], b["axisb"]]
+            )
+            if any(v.shape[int(a) % v.ndim] != 3 for v, a in zip((first, second), axes)):
+                return "vectors not of 3 elements"
+        return ""
+
+    why.description = (  # type: ignore[attr-defined]
+        f"{first_name} not an array of the device, or {second_name} not an array, or float16, "
+        "or a 0-d operand" + (", or vectors not of 3 elements" if name == "cross" else "")
+    )
+    return why
+
+
+def _batch_aligned(a: Array, b: Array, core: int) -> tuple[Array, Array]:
+    """``a`` and ``b`` with leading axes of size 1 to one rank of their batch axes (all
+    but the last ``core``; NumPy's broadcasting of stacks, which the NumPy table's rule
+    decided first); a vector of ``matmul`` as it is."""
+    xp = _namespace(a)
+    if core == 2 and 1 in (a.ndim, b.ndim):
+        return a, b
+    ndim = max(a.ndim, b.ndim)
+    a, b = (v if v.ndim == ndim else xp.expand_dims(v, axis=tuple(range(ndim - v.ndim)))
+            for v in (a, b))  # fmt: skip
+    return a, b
+
+
+def matmul(x1: Array, x2: Array, /) -> Array:
+    """``np.linalg.matmul``: the namespace's ``matmul`` in NumPy's common dtype."""
+    xp = _namespace(x1)
+    x1, x2 = common(x1, x2)
+    return cast(Array, xp.matmul(*_batch_aligned(x1, x2, core=2)))
+
+
+def cross(a: Array, b: Array, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Array:  # fmt: skip
+    """``np.cross`` of 3-element vectors: the namespace's ``linalg.cross`` of the vectors
+    along ``axisa`` and ``axisb`` (``axis`` for all three), the result's along ``axisc``."""
+    xp = _namespace(a)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = common(a, b)
+    a, b = xp.moveaxis(a, axisa, -1), xp.moveaxis(b, axisb, -1)
+    out = xp.linalg.cross(*_batch_aligned(a, b, core=1), axis=-1)
+    return cast(Array, xp.moveaxis(out, -1, axisc))

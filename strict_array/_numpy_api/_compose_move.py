@@ -3,8 +3,8 @@
 ``flipud``, ``moveaxis``, ``swapaxes``, ``transpose``, ``permute_dims``, ``reshape``,
 ``ravel``, ``roll``, ``tile``, ``repeat``, ``broadcast_to``, ``tril``, ``triu``,
 ``take``, ``tensordot``, ``atleast_1d`` (``2d``, ``3d``), ``broadcast_arrays``,
-``meshgrid``, ``diff``, ``rollaxis``, ``rot90``, ``compress`` and ``extract`` of a strict
-array resolve to the namespace's function of
+``meshgrid``, ``diff``, ``ediff1d``, ``rollaxis``, ``rot90``, ``compress``, ``extract``,
+``pad`` and ``diag`` (of a matrix) of a strict array resolve to the namespace's function of
 the array's device (on ``DASK``: right over sizes unknown until computed and empty
 blocks, what the planner knows of the array kept: a constant, a slice), with NumPy's
 values: the same elements, in NumPy's order and dtype.
@@ -187,6 +187,9 @@ _MOVES: dict[str, tuple[tuple[str, ...], Callable[[Any, dict[str, Any]], Array]]
         lambda xp, b: _compress(xp, b["condition"], b["a"], b["axis"]),
     ),
     "extract": (("arr", "condition"), lambda xp, b: _extract(xp, b["condition"], b["arr"])),
+    "pad": (("array",), lambda xp, b: xp.pad(b["array"], b["pad_width"], b["mode"], **b["kwargs"])),
+    "ediff1d": (("ary",), lambda xp, b: xp.diff(xp.reshape(b["ary"], (-1,)))),
+    "diag": (("v",), lambda xp, b: xp.linalg.diagonal(b["v"], offset=operator.index(b["k"]))),
 }
 #: the names whose arrays are NumPy's ``*args``
 _VARIADIC = ("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "meshgrid")
@@ -217,6 +220,14 @@ def _reason(name: str, b: dict[str, Any], first: Any) -> str:
         return "repeats of more than one axis"
     if name == "broadcast_arrays" and any(s is None or s != s for v in b["args"] for s in v.shape):
         return "a size unknown until computed"  # (the namespace's broadcast_to refuses it)
+    if name == "pad" and not isinstance(b.get("mode"), str):
+        return "a mode that is a function"
+    if name == "ediff1d" and (
+        first.dtype.kind == "b" or b.get("to_end") is not None or b.get("to_begin") is not None
+    ):  # (NumPy subtracts: booleans are its error)
+        return "booleans, or to_end= or to_begin= given"
+    if name == "diag" and first.ndim != 2:
+        return "a vector (NumPy makes a matrix of it)"
     if name == "diff" and any(b.get(p) is not np._NoValue for p in ("prepend", "append")):
         return "prepend= or append= given"
     if name == "meshgrid" and (
@@ -238,7 +249,8 @@ _DESCRIBED = {
     "take": ", or out= or mode=, or indices not integers",
     "diff": ", or prepend= or append=", "meshgrid": ", or sparse=True, or not vectors of one dtype",
     "compress": ", or out=, or a condition not a vector", "rot90": ", or fewer than two axes",
-    "broadcast_arrays": ", or a size unknown until computed",
+    "broadcast_arrays": ", or a size unknown until computed", "pad": ", or a mode function",
+    "ediff1d": ", or booleans, or to_end= or to_begin=", "diag": ", or a vector",
 }  # fmt: skip
 
 
