@@ -195,9 +195,17 @@ _MOVES: dict[str, tuple[tuple[str, ...], Callable[[Any, dict[str, Any]], Array]]
 _VARIADIC = ("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "meshgrid")
 
 
+#: the names whose namespace function takes a 0-d array as NumPy's does (NumPy's others
+#: take axis 0 of a 0-d array, which the namespace refuses: NumPy's own way)
+_TAKE_0D = ("atleast_1d", "atleast_2d", "atleast_3d", "expand_dims", "reshape", "ravel",
+            "broadcast_to", "broadcast_arrays", "meshgrid")  # fmt: skip
+
+
 def _reason(name: str, b: dict[str, Any], first: Any) -> str:
     """What of NumPy's arguments the namespace's function does not take as NumPy means
     it, past the arrays' own checks."""
+    if first.ndim == 0 and name not in _TAKE_0D:
+        return "a 0-d array"
     if name in ("sort", "argsort"):
         if b.get("order") is not None:
             return "order= given"
@@ -212,8 +220,10 @@ def _reason(name: str, b: dict[str, Any], first: Any) -> str:
         return "a vector (NumPy makes it a matrix)"
     if name == "take" and (b.get("out") is not None or b.get("mode", "raise") != "raise"):
         return "out= or mode= given"
-    if name == "take" and getattr(b.get("indices"), "dtype", np.dtype("f")).kind not in "iu":
-        return "indices not an integer array"
+    if name == "take" and (
+        getattr(b.get("indices"), "dtype", np.dtype("f")).kind not in "iu" or b["indices"].ndim != 1
+    ):
+        return "indices not an integer vector"
     if name == "take" and b.get("axis") is None and first.ndim == 0:
         return "a 0-d array"
     if name == "repeat" and getattr(b.get("repeats"), "ndim", 0) > 1:
@@ -246,7 +256,7 @@ _DESCRIBED = {
     "sort": ", or order=, or complex", "argsort": ", or order=, or complex, or not stable",
     "reshape": ", or order= other than 'C'", "ravel": ", or order= other than 'C'",
     "tril": ", or a vector", "triu": ", or a vector",
-    "take": ", or out= or mode=, or indices not integers",
+    "take": ", or out= or mode=, or indices not an integer vector",
     "diff": ", or prepend= or append=", "meshgrid": ", or sparse=True, or not vectors of one dtype",
     "compress": ", or out=, or a condition not a vector", "rot90": ", or fewer than two axes",
     "broadcast_arrays": ", or a size unknown until computed", "pad": ", or a mode function",
@@ -283,6 +293,7 @@ def why_not_move(name: str) -> Any:
         f"{arrays[0]} not an array of the device, or "
         + (f"{' or '.join(arrays[1:])} not an array, or " if arrays[1:] else "")
         + "float16"
+        + ("" if name in _TAKE_0D else ", or a 0-d array")
         + _DESCRIBED.get(name, "")
     )
     return why
