@@ -27,8 +27,7 @@ from .._backends._numpy_ways import bound
 __all__ = [
     "common", "cov", "cross", "diagonal", "dot", "matmul", "lstsq", "norm", "outer", "per_matrix", "pinv", "qr",
     "svd", "tensordot", "trace", "vdot", "why_not_norm", "why_not_one_matrix",
-    "why_not_per_matrix", "why_not_plain_cov", "why_not_product", "why_not_stacked",
-    "why_not_two_axes",
+    "why_not_per_matrix", "why_not_plain_cov", "why_not_product", "why_not_two_axes",
 ]  # fmt: skip
 
 #: the dtype kinds NumPy's linalg takes (integers and booleans as float64)
@@ -403,11 +402,20 @@ def diagonal(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array
     return _namespace(a).linalg.diagonal(_last_two(a, axis1, axis2), offset=int(offset))
 
 
+#: the reasons of :func:`why_not_product` past the operands', for the docs' table
+_PRODUCT_REASONS = {
+    "dot": ", or a 0-d operand", "linalg.matmul": ", or a 0-d operand",
+    "cross": ", or a 0-d operand, or vectors not of 3 elements",
+    "linalg.outer": ", or not vectors",
+}  # fmt: skip
+
+
 def why_not_product(name: str) -> Any:
     """A reason (for ``Unless``) to leave NumPy's product ``name`` to Dask's own: an
     operand not an array (NumPy's or the device's), the first not the device's, a dtype
     outside the namespace's (float16), a 0-d operand of ``dot`` (NumPy's product by a
-    scalar), an operand of ``linalg.outer`` not a vector (NumPy's error), or ``out=``."""
+    scalar), ``linalg.matmul`` or ``cross``, an operand of ``linalg.outer`` not a vector
+    (NumPy's error), vectors of ``cross`` not of 3 elements, or ``out=``."""
     first_name, second_name = ("x1", "x2") if name.startswith("linalg.") else ("a", "b")
 
     def why(b: dict[str, Any]) -> str:
@@ -420,15 +428,20 @@ def why_not_product(name: str) -> Any:
         for v in (first, second):
             if v.dtype.kind not in "biufc" or v.dtype == np.float16:
                 return f"dtype {v.dtype}"
-        if name == "dot" and 0 in (first.ndim, second.ndim):
+        if name in ("dot", "linalg.matmul", "cross") and 0 in (first.ndim, second.ndim):
             return "a 0-d operand"
         if name == "linalg.outer" and (first.ndim, second.ndim) != (1, 1):
             return "operands not vectors"
+        if name == "cross":
+            axes: list[Any] = [b.get("axis")] * 2 if b.get("axis") is not None else \
+                [b["axisa"], b["axisb"]]  # fmt: skip
+            if any(v.shape[int(a) % v.ndim] != 3 for v, a in zip((first, second), axes)):
+                return "vectors not of 3 elements"  # (NumPy's of 2 elements: a scalar)
         return "out= given" if b.get("out") is not None else ""
 
     why.description = (  # type: ignore[attr-defined]
         f"{first_name} not an array of the device, or {second_name} not an array, or float16"
-        + {"dot": ", or a 0-d operand", "linalg.outer": ", or not vectors"}.get(name, "")
+        + _PRODUCT_REASONS.get(name, "")
     )
     return why
 
@@ -462,40 +475,6 @@ def tensordot(x1: Array, x2: Array, /, *, axes: Any = 2) -> Array:
     from ._compose_move import moving  # (which imports this module)
 
     return cast(Array, moving("tensordot")(x1, x2, axes))
-
-
-def why_not_stacked(name: str) -> Any:
-    """A reason (for ``Unless``) to leave ``np.linalg.matmul`` or ``np.cross`` as before:
-    an operand not an array (the first not the device's), a dtype outside the
-    namespace's (float16), a 0-d operand, or (``cross``) vectors not of 3 elements (NumPy's
-    2-element cross product is a scalar)."""
-    first_name, second_name = ("x1", "x2") if name == "matmul" else ("a", "b")
-
-    def why(b: dict[str, Any]) -> str:
-        first: Any = b.get(first_name)
-        second: Any = b.get(second_name)
-        if not hasattr(first, "ndim") or isinstance(first, (np.ndarray, np.generic)):
-            return f"{first_name} not an array of the device"
-        if not hasattr(second, "dtype") or isinstance(second, np.generic):
-            return f"{second_name} not an array"
-        for v in (first, second):
-            if v.dtype.kind not in "biufc" or v.dtype == np.float16:
-                return f"dtype {v.dtype}"
-            if v.ndim == 0:
-                return "a 0-d operand"
-        if name == "cross":
-            axes: list[Any] = (
-                [b.get("axis")] * 2 if b.get("axis") is not None else [b["axisa"], b["axisb"]]
-            )
-            if any(v.shape[int(a) % v.ndim] != 3 for v, a in zip((first, second), axes)):
-                return "vectors not of 3 elements"
-        return ""
-
-    why.description = (  # type: ignore[attr-defined]
-        f"{first_name} not an array of the device, or {second_name} not an array, or float16, "
-        "or a 0-d operand" + (", or vectors not of 3 elements" if name == "cross" else "")
-    )
-    return why
 
 
 def _batch_aligned(a: Array, b: Array, core: int) -> tuple[Array, Array]:

@@ -11,25 +11,12 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from conftest import on, to_numpy
-from dask.callbacks import Callback
+from conftest import CountTasks, on, to_numpy
 from hypothesis import given
 from hypothesis import strategies as st
 
 import strict_array as xp
 from strict_array import RankPromotionError
-
-
-class CountTasks(Callback):
-    """Counts task executions on Dask's local schedulers."""
-
-    def __init__(self):
-        super().__init__()
-        self.count = 0
-
-    def _pretask(self, key, dsk, state):
-        self.count += 1
-
 
 RNG = np.random.default_rng(0)
 
@@ -853,65 +840,3 @@ def test_tile_repeats_whole_blocks_not_one_block_per_copy(shape, chunks, reps):
     # an axis in one block stays in one (its copies fit a chunk); a long axis is copied
     copied = math.prod(r for r, n in zip(reps[::-1], x.numblocks[::-1]) if n > 1 and r > 1)
     assert math.prod(out._data.numblocks) <= math.prod(x.numblocks) * copied
-
-
-def _mixture_start(rows: int) -> tuple[np.ndarray, xp.Array, xp.Array, np.ndarray]:
-    """GaussianMixture's start on 4000 x 3 data in blocks of ``rows``: the data, as
-    NumPy and DASK, and ``resp = zeros((n, 3))`` with a one put in each column, as
-    DASK and NumPy."""
-    n = 4000
-    a = np.arange(n * 3.0).reshape(n, 3)
-    x = xp.asarray(da.from_array(a, chunks=(rows, 3)))
-    resp = xp.zeros((n, 3), device=xp.DASK, chunks=(n // 2, 3))
-    want = np.zeros((n, 3))
-    for col, i in enumerate([5, 2500, n - 1]):
-        resp[i, col] = 1.0
-        want[i, col] = 1.0
-    return a, x, resp, want
-
-
-def _made_again_beside(out: xp.Array, partner: xp.Array) -> bool:
-    """Whether ``out`` added no rechunk and no values computed here (``array-``
-    layers) to its partner's graph: its other operand was made again in its blocks."""
-    made = set(out._data.__dask_graph__().layers) - set(partner._data.__dask_graph__().layers)
-    return not [name for name in made if name.startswith(("rechunk", "array-"))]
-
-
-@pytest.mark.parametrize("rows", [250, 1000, 3000])
-@pytest.mark.parametrize(
-    "transpose",
-    [lambda r: r.T, lambda r: r.mT, lambda r: xp.permute_dims(r, (1, 0)),
-     lambda r: xp.permute_dims(r, (-1, 0))],
-    ids=["T", "mT", "permute_dims", "permute_dims-negative"],
-)  # fmt: skip
-def test_a_transposed_array_made_from_nothing_is_made_again_in_its_partners_blocks(rows, transpose):
-    """GaussianMixture's start, ``resp.T @ X`` with ``resp`` zeros and a one put in
-    each column: transposed, ``resp`` was no longer made from nothing, and in a
-    consumer's call it was computed here to meet X's blocks, its values embedded in
-    the graph (192 MiB on 2 GiB of data, sent to a cluster at every computation). It
-    is made again in X's blocks; NumPy's values, as a product and element-wise."""
-    a, x, resp, want = _mixture_start(rows)
-    with xp.known_sizes():  # (as in a consumer's call)
-        product = transpose(resp) @ x
-        elementwise = transpose(resp) * x.T
-    for out in (product, elementwise):
-        assert _made_again_beside(out, x)
-    assert elementwise._data.chunks == x._data.T.chunks
-    np.testing.assert_array_equal(np.asarray(product), want.T @ a)
-    np.testing.assert_array_equal(np.asarray(elementwise), want.T * a.T)
-
-
-def test_a_permuted_array_made_from_nothing_is_made_again_axis_by_axis():
-    """Of three axes, each axis of the permuted array is made again in the blocks of
-    its partner's matching axis; NumPy's values."""
-    z = xp.zeros((4, 6, 8), device=xp.DASK, chunks=(4, 6, 8))
-    z[1, 2, 3] = 5.0
-    want = np.zeros((4, 6, 8))
-    want[1, 2, 3] = 5.0
-    b = np.arange(8 * 4 * 6.0).reshape(8, 4, 6)
-    y = xp.asarray(da.from_array(b, chunks=(2, 1, 3)))
-    with xp.known_sizes():
-        out = xp.permute_dims(z, (2, 0, 1)) * y
-    assert _made_again_beside(out, y)
-    assert out._data.chunks == y._data.chunks
-    np.testing.assert_array_equal(np.asarray(out), np.transpose(want, (2, 0, 1)) * b)

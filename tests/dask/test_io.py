@@ -6,22 +6,9 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from conftest import to_numpy
-from dask.callbacks import Callback
+from conftest import CountTasks, to_numpy
 
 import strict_array as xp
-
-
-class CountTasks(Callback):
-    """Counts task executions on Dask's local schedulers."""
-
-    def __init__(self):
-        super().__init__()
-        self.count = 0
-
-    def _pretask(self, key, dsk, state):
-        self.count += 1
-
 
 RNG = np.random.default_rng(0)
 
