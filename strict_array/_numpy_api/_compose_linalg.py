@@ -302,6 +302,8 @@ def per_matrix(name: str) -> Any:
         elif len(arrays) > 1:  # (NumPy's common dtype of the operands)
             arrays = common(*arrays)
         options = {k: b[k] for k in how.keywords if k in b}
+        if options.get("dtype") is not None:  # (NumPy's names of dtypes too: "float32")
+            options["dtype"] = np.dtype(options["dtype"])
         if name == "matrix_rank" and options.get("rtol") is None:
             options.pop("rtol", None)
         out = getattr(xp.linalg, name)(*arrays, **options)
@@ -393,6 +395,7 @@ def trace(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any 
     """``np.trace``: the namespace's ``linalg.trace`` of the matrices of ``axis1`` and
     ``axis2`` (NumPy's first two axes by default)."""
     m = _last_two(a, axis1, axis2)
+    dtype = None if dtype is None else np.dtype(dtype)  # (NumPy's names of dtypes too)
     return _namespace(a).linalg.trace(m, offset=int(offset), dtype=dtype)
 
 
