@@ -255,6 +255,10 @@ NUMPY_PATTERNS: dict[str, tuple[int, Callable[[Any], Any]]] = {
     "np.where, then a sum": (1, lambda x: np.sum(np.where(x > 0, x, 0.0), axis=0)),
     "np.clip, then a sum": (1, lambda x: np.sum(np.clip(x, -0.5, 0.5), axis=0)),
     "np.count_nonzero": (1, lambda x: np.count_nonzero(x > 0, axis=0)),
+    "np.linalg.vector_norm along the tall axis": (
+        1,
+        lambda x: np.linalg.vector_norm(x, axis=0, ord=3),
+    ),
     "np.ptp": (1, lambda x: np.ptp(x, axis=0)),
 }
 
