@@ -47,15 +47,38 @@ def why_not_transform(name: str) -> Any:
             return "out= given"
         if a.ndim == 0:
             return "a 0-d array"
+        if any(_unknown(a.shape[i]) for i in _transformed_axes(name, b, a.ndim)):
+            return "a transformed axis of size unknown until computed"
         return ""
 
-    parts = [f"{array} not an array of the device", "float16", "a 0-d array"]
+    parts = [f"{array} not an array of the device", "float16", "a 0-d array",
+             "a transformed axis of size unknown until computed"]  # fmt: skip
     if name in _REAL_INPUT:
         parts.append("complex input")
     if not name.endswith("shift"):
         parts.append("out=")
     why.description = ", or ".join(parts)  # type: ignore[attr-defined]
     return why
+
+
+def _unknown(size: Any) -> bool:
+    return size is None or size != size  # (None, or Dask's NaN)
+
+
+def _transformed_axes(name: str, b: dict[str, Any], ndim: int) -> list[int]:
+    """The axes NumPy's ``fft.<name>`` transforms (or shifts), by its defaults."""
+    if "axis" in b:
+        axes: Any = [b["axis"]]
+    elif b.get("axes") is not None:
+        axes = b["axes"]
+    elif name.endswith("2"):
+        axes = [-2, -1]
+    elif b.get("s") is not None:
+        axes = range(-len(b["s"]), 0)
+    else:
+        axes = range(ndim)
+    axes = [axes] if isinstance(axes, (int, np.integer)) else axes
+    return [int(a) % ndim for a in axes if -ndim <= int(a) < ndim]
 
 
 @functools.cache
