@@ -113,6 +113,17 @@ CASES = {
     "ediff1d of integers": lambda a, b, v, u: np.ediff1d(b),
     "diag of a matrix": lambda a, b, v, u: np.diag(a),
     "diag below": lambda a, b, v, u: np.diag(b, -2),
+    "real": lambda a, b, v, u: np.real(a * 1j + b),
+    "imag": lambda a, b, v, u: np.imag(a * 1j + b),
+    "round": lambda a, b, v, u: np.round(a * 3),
+    "around of integers": lambda a, b, v, u: np.around(b),
+    "astype": lambda a, b, v, u: np.astype(a, np.int16),
+    "astype by a name": lambda a, b, v, u: np.astype(u, "float32"),
+    "copy": lambda a, b, v, u: np.copy(a),
+    "searchsorted": lambda a, b, v, u: np.searchsorted(np.sort(v), a),
+    "searchsorted right": lambda a, b, v, u: np.searchsorted(np.sort(v), v, side="right"),
+    "isin": lambda a, b, v, u: np.isin(b, np.astype(v > 0, np.int32)),
+    "isin invert": lambda a, b, v, u: np.isin(u, u[0], invert=True),
 }
 
 
@@ -152,7 +163,7 @@ def test_joins_selections_and_moves_are_numpys(name, chunks, namespace_only):
              "nonzero", "argwhere", "append axis=0", "clip of integers by floats", "sort along 0",
              "argsort stable", "expand_dims", "flip", "transpose", "ravel", "roll", "tile",
              "repeat along an axis", "take", "tensordot", "atleast_3d", "diff",
-             "rollaxis", "rot90", "compress", "extract"],
+             "rollaxis", "rot90", "compress", "extract", "round", "astype", "isin"],
 )  # fmt: skip
 def test_over_unknown_sizes_and_empty_blocks(name, chunks, namespace_only):
     """Rows selected by a mask: sizes unknown until computed, and blocks left empty."""

@@ -4,7 +4,8 @@
 ``ravel``, ``roll``, ``tile``, ``repeat``, ``broadcast_to``, ``tril``, ``triu``,
 ``take``, ``tensordot``, ``atleast_1d`` (``2d``, ``3d``), ``broadcast_arrays``,
 ``meshgrid``, ``diff``, ``ediff1d``, ``rollaxis``, ``rot90``, ``compress``, ``extract``,
-``pad`` and ``diag`` (of a matrix) of a strict array resolve to the namespace's function of
+``pad``, ``diag`` (of a matrix), ``real``, ``imag``, ``round``, ``astype``, ``copy``,
+``searchsorted`` and ``isin`` of a strict array resolve to the namespace's function of
 the array's device (on ``DASK``: right over sizes unknown until computed and empty
 blocks, what the planner knows of the array kept: a constant, a slice), with NumPy's
 values: the same elements, in NumPy's order and dtype.
@@ -190,6 +191,20 @@ _MOVES: dict[str, tuple[tuple[str, ...], Callable[[Any, dict[str, Any]], Array]]
     "pad": (("array",), lambda xp, b: xp.pad(b["array"], b["pad_width"], b["mode"], **b["kwargs"])),
     "ediff1d": (("ary",), lambda xp, b: xp.diff(xp.reshape(b["ary"], (-1,)))),
     "diag": (("v",), lambda xp, b: xp.linalg.diagonal(b["v"], offset=operator.index(b["k"]))),
+    "real": (("val",), lambda xp, b: xp.real(b["val"])),
+    "imag": (("val",), lambda xp, b: xp.imag(b["val"])),
+    "round": (("a",), lambda xp, b: xp.round(b["a"])),
+    "around": (("a",), lambda xp, b: xp.round(b["a"])),
+    "astype": (("x",), lambda xp, b: xp.astype(b["x"], np.dtype(b["dtype"]), copy=b["copy"])),
+    "copy": (("a",), lambda xp, b: xp.asarray(b["a"], copy=True)),
+    "searchsorted": (
+        ("a", "v"),
+        lambda xp, b: xp.searchsorted(b["a"], b["v"], side=b["side"], sorter=b["sorter"]),
+    ),
+    "isin": (
+        ("element", "test_elements"),
+        lambda xp, b: xp.isin(b["element"], b["test_elements"], invert=bool(b["invert"])),
+    ),
 }
 #: the names whose arrays are NumPy's ``*args``
 _VARIADIC = ("atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "meshgrid")
@@ -238,6 +253,32 @@ def _reason(name: str, b: dict[str, Any], first: Any) -> str:
         return "booleans, or to_end= or to_begin= given"
     if name == "diag" and first.ndim != 2:
         return "a vector (NumPy makes a matrix of it)"
+    if name in ("real", "imag") and first.dtype.kind != "c":
+        return "a real array (NumPy's is itself, or zeros)"
+    if name in ("round", "around") and (
+        b.get("decimals", 0) != 0 or b.get("out") is not None or first.dtype.kind == "b"
+    ):
+        return "decimals= or out= given, or booleans"
+    if name == "astype" and (
+        b.get("device") is not None or np.dtype(b["dtype"]).kind not in "biufc"
+        or np.dtype(b["dtype"]) == np.float16
+    ):  # fmt: skip
+        return "device= given, or a dtype outside the namespace's"
+    if name == "copy" and b.get("subok"):
+        return "subok=True"
+    if name in ("searchsorted", "isin"):
+        other: Any = b.get(_MOVES[name][0][1])
+        if other.dtype != first.dtype or "c" in (first.dtype.kind, other.dtype.kind):
+            return "two dtypes (NumPy compares across them), or complex numbers"
+        if name == "searchsorted" and (first.ndim != 1 or not _absent_or_array(b.get("sorter"))):
+            return "a not a vector, or a sorter not an array"
+        if (
+            name == "searchsorted"
+            and other.ndim > 1
+            and any(s != s or s is None for s in other.shape)
+        ):
+            # (the namespace's searchsorted of such a v gave no values: NumPy's per block)
+            return "v of more than one axis with a size unknown until computed"
     if name == "diff" and any(b.get(p) is not np._NoValue for p in ("prepend", "append")):
         return "prepend= or append= given"
     if name == "meshgrid" and (
@@ -261,7 +302,17 @@ _DESCRIBED = {
     "compress": ", or out=, or a condition not a vector", "rot90": ", or fewer than two axes",
     "broadcast_arrays": ", or a size unknown until computed", "pad": ", or a mode function",
     "ediff1d": ", or booleans, or to_end= or to_begin=", "diag": ", or a vector",
+    "real": ", or a real array", "imag": ", or a real array",
+    "round": ", or decimals= or out=, or booleans", "around": ", or decimals= or out=, or booleans",
+    "astype": ", or device=, or a dtype outside the namespace's", "copy": ", or subok=True",
+    "searchsorted": ", or two dtypes, or complex numbers, or a not a vector, or v of more than "
+                    "one axis with a size unknown",
+    "isin": ", or two dtypes, or complex numbers",
 }  # fmt: skip
+
+
+def _absent_or_array(value: Any) -> bool:
+    return value is None or (hasattr(value, "dtype") and not isinstance(value, np.ndarray))
 
 
 def why_not_move(name: str) -> Any:
