@@ -97,7 +97,7 @@ def why_not_reduction(name: str) -> Any:
         else "",
         " or ".join(f"{p}=" for p in _UNSHARED if p in params),
     ]
-    if _base(name) in _MOMENTS:
+    if _base(name) in _MOMENTS and "dtype" in params:
         parts.append("an integer dtype=")
     parts.append("float16" + ("" if kinds == "biufc" else " or a complex or boolean array"))
     parts.append("a 0-d array along an axis")

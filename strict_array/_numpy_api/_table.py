@@ -201,7 +201,7 @@ def _histogram_shape(b: dict[str, Any]) -> Any:
 
 
 #: why a quantile stays NumPy's per lane
-_NO_QUANTILE = "the namespace has no quantile: NumPy's per lane, the reduced axes in one block"
+_NO_QUANTILE = "the namespace has no quantile: the reduced axes in one block"
 
 
 def _own_reduction(name: str, instead: Lazy) -> Unless:
@@ -386,7 +386,7 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("atleast_1d atleast_2d atleast_3d", lazy=lambda n: _own_move(n, Own()),
           standard="expand_dims"),
     *rows("block", lazy=Own(), standard="concat",
-          note="nested lists of arrays: Dask's own, whose value is NumPy's"),
+          note="nested lists of arrays"),
     *rows("broadcast_arrays", Broadcast(("*args",)), lazy=_own_move("broadcast_arrays", Own()),
           standard="="),
     *rows("broadcast_to", ToShape("array", "shape"), lazy=_own_move("broadcast_to", Own()),
@@ -427,10 +427,10 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("rot90", lazy=_own_move("rot90", Own()), standard="flip and matrix_transpose"),
     *rows("insert", lazy=Unless(_is_none("axis"), Own(), WHOLE("arr", "obj", "values")),
           standard="concat and slicing",
-          note="the namespace has no insert: Dask's own, whose value is NumPy's"),
+          note="the namespace has no insert"),
     *rows("delete", lazy=Unless(_is_none("axis"), Own(), WHOLE("arr", "obj")),
           standard="concat and slicing",
-          note="the namespace has no delete: Dask's own, whose value is NumPy's"),
+          note="the namespace has no delete"),
     *rows("pad", lazy=Unless(_pad_wider_than_axis, _own_move("pad", Own()), WHOLE("array")),
           standard="="),
     *rows("meshgrid", lazy=_own_move("meshgrid", Own()), standard="="),
@@ -463,7 +463,7 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("outer", lazy=_product("outer", Own()), standard="linalg.outer"),
     *rows("tensordot", lazy=_own_move("tensordot", Own()), standard="="),
     *rows("einsum", Einsum(), lazy=Own(), standard="=",
-          note="the namespace has no einsum: Dask's own, whose value is NumPy's"),
+          note="the namespace has no einsum"),
     *rows("einsum_path", Einsum(), lazy=Value(shapes_only=True)),
     *rows("kron", lazy=WHOLE("a", "b")),
     *rows("cross", Stacks("a", "b", (1, 1), axes=("axisa", "axisb", "axis")),
@@ -476,9 +476,9 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("linalg.cholesky linalg.det linalg.inv linalg.eigh linalg.eigvalsh linalg.slogdet",
           lazy=lambda n: _per_matrix(n, Matrices(("a",), (2,))), standard="="),
     *rows("linalg.eig linalg.eigvals", lazy=Matrices(("a",), (2,)),
-          note="the namespace has no eig (not the standard's): NumPy's per matrix"),
+          note="the namespace has no eig: not the standard's"),
     *rows("linalg.matrix_power", lazy=Matrices(("a",), (2,)), standard="=",
-          note="NumPy's per matrix: its dtype depends on n's sign (integers kept for n >= 0)"),
+          note="its dtype depends on n's sign: integers kept for n >= 0"),
     # (the namespace's own factorizations: TSQR of a tall matrix in row blocks on DASK)
     *rows("linalg.svd linalg.pinv", lazy=lambda n: Unless(
         _compose_linalg.why_not_one_matrix("a", per_matrix={"hermitian": (True,)},
@@ -491,7 +491,7 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("linalg.svdvals linalg.matrix_norm", lazy=lambda n: _per_matrix(n, Matrices(("x",), (2,))),
           standard="="),
     *rows("linalg.cond", lazy=Matrices(("x",), (2,)), standard="svdvals, max / min",
-          note="the namespace has no cond (not the standard's): NumPy's per matrix"),
+          note="the namespace has no cond: not the standard's"),
     *rows("linalg.matrix_rank", lazy=_per_matrix("linalg.matrix_rank", Matrices(("A",), (2,))),
           standard="="),
     *rows("linalg.solve", Stacks("a", "b", (2, 2)),
@@ -564,12 +564,12 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
           note="dates: not the standard's dtypes"),
     # --- NumPy's creation functions that dispatch on an array (like=) ----------------------------
     *rows("linspace", lazy=Own(), standard="linspace",
-          note="bounds that are arrays: Dask's own, whose value is NumPy's"),
+          note="bounds that are arrays"),
     *rows("logspace geomspace", lazy=WHOLE("start", "stop"), standard="linspace"),
     # --- numpy.lib --------------------------------------------------------------------------------
     *rows("lib.stride_tricks.sliding_window_view", lazy=Own("lib.stride_tricks.sliding_window_view"),
           standard="lib.stride_tricks.sliding_window_view",
-          note="the namespace has no windows: Dask's own, whose value is NumPy's"),
+          note="the namespace has no windows"),
     *rows("lib.scimath.sqrt lib.scimath.log lib.scimath.log2 lib.scimath.log10 "
           "lib.scimath.arccos lib.scimath.arcsin lib.scimath.arctanh",
           lazy=Refuse("the result's dtype depends on the values (complex where one is "
