@@ -15,6 +15,7 @@ function per matrix, as before); an eager host device runs NumPy's own function.
 from __future__ import annotations
 
 import functools
+import operator
 import warnings
 from dataclasses import dataclass
 from typing import Any, cast
@@ -474,10 +475,14 @@ def outer(a: Array, b: Array, out: Any = None) -> Array:
 
 
 def tensordot(x1: Array, x2: Array, /, *, axes: Any = 2) -> Array:
-    """``np.linalg.tensordot``: the namespace's ``tensordot`` in NumPy's common dtype."""
-    from ._compose_move import moving  # (which imports this module)
-
-    return cast(Array, moving("tensordot")(x1, x2, axes))
+    """``np.tensordot`` and ``np.linalg.tensordot``: the namespace's ``tensordot`` in
+    NumPy's common dtype, NumPy's axes (an int, or two ints or sequences) as lists."""
+    xp = _namespace(x1)
+    x1, x2 = common(x1, x2)
+    if not isinstance(axes, (int, np.integer)):
+        axes = tuple([operator.index(a) for a in (v if isinstance(v, (tuple, list)) else (v,))]
+                     for v in axes)  # fmt: skip
+    return cast(Array, xp.tensordot(x1, x2, axes=axes))
 
 
 def _batch_aligned(a: Array, b: Array, core: int) -> tuple[Array, Array]:

@@ -26,7 +26,7 @@ import numpy as np
 
 from .._array import Array
 from .._backends._numpy_ways import bound
-from ._compose_linalg import common
+from ._compose_linalg import tensordot
 
 __all__ = ["moving", "why_not_move"]
 
@@ -71,18 +71,6 @@ def _take(xp: Any, a: Array, indices: Array, axis: Any) -> Array:
     if axis is None:
         a, axis = xp.reshape(a, (-1,)), 0
     return xp.take(a, indices, axis=axis)
-
-
-def _tensordot(xp: Any, a: Array, b: Array, axes: Any) -> Array:
-    a, b = common(a, b)
-    if not isinstance(axes, (int, np.integer)):
-        first, second = axes
-        axes = (_listed(first), _listed(second))
-    return xp.tensordot(a, b, axes=axes)
-
-
-def _listed(axes: Any) -> list[int]:
-    return [operator.index(a) for a in (axes if isinstance(axes, (tuple, list)) else (axes,))]
 
 
 def _sort(xp: Any, a: Array, axis: Any, indices: bool) -> Array:
@@ -174,7 +162,7 @@ _MOVES: dict[str, tuple[tuple[str, ...], Callable[[Any, dict[str, Any]], Array]]
     "tril": (("m",), lambda xp, b: xp.tril(b["m"], k=operator.index(b["k"]))),
     "triu": (("m",), lambda xp, b: xp.triu(b["m"], k=operator.index(b["k"]))),
     "take": (("a", "indices"), lambda xp, b: _take(xp, b["a"], b["indices"], b["axis"])),
-    "tensordot": (("a", "b"), lambda xp, b: _tensordot(xp, b["a"], b["b"], b["axes"])),
+    "tensordot": (("a", "b"), lambda xp, b: tensordot(b["a"], b["b"], axes=b["axes"])),
     "atleast_1d": (("arys",), lambda xp, b: _at_least(xp, b["arys"], 1)),
     "atleast_2d": (("arys",), lambda xp, b: _at_least(xp, b["arys"], 2)),
     "atleast_3d": (("arys",), lambda xp, b: _at_least(xp, b["arys"], 3)),
