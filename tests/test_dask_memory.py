@@ -234,3 +234,57 @@ def test_factorizations_of_a_tall_matrix_stream(name):
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
     assert reads <= passes * N_BLOCKS, f"{name}: {reads / N_BLOCKS:.1f} passes, not {passes}"
     assert held <= 4 * block_bytes, f"{name}: {held / block_bytes:.1f} blocks held"
+
+
+# --- NumPy's names on a tall array: the namespace's functions, not one block ---------------
+#: name -> (passes over the input, the call by NumPy's name)
+NUMPY_PATTERNS: dict[str, tuple[int, Callable[[Any], Any]]] = {
+    "np.cumulative_sum along the tall axis": (
+        1,
+        lambda x: np.sum(np.abs(np.cumulative_sum(x, axis=0)), axis=0),
+    ),
+    "np.cumsum along the tall axis": (1, lambda x: np.max(np.cumsum(x, axis=0), axis=0)),
+    "np.average along the tall axis, centred": (
+        2,
+        lambda x: np.sum((x - np.average(x, axis=0, keepdims=True)) ** 2, axis=0),
+    ),
+    "np.concatenate of two tall arrays, then a sum": (
+        1,
+        lambda x: np.sum(np.concatenate([x, x * 2.0]), axis=0),
+    ),
+    "np.where, then a sum": (1, lambda x: np.sum(np.where(x > 0, x, 0.0), axis=0)),
+    "np.clip, then a sum": (1, lambda x: np.sum(np.clip(x, -0.5, 0.5), axis=0)),
+    "np.count_nonzero": (1, lambda x: np.count_nonzero(x > 0, axis=0)),
+    "np.linalg.vector_norm along the tall axis": (
+        1,
+        lambda x: np.linalg.vector_norm(x, axis=0, ord=3),
+    ),
+    "np.ptp": (1, lambda x: np.ptp(x, axis=0)),
+}
+
+
+@pytest.mark.parametrize("name", list(NUMPY_PATTERNS))
+def test_numpys_names_on_a_tall_array_hold_a_few_blocks(name):
+    """NumPy's running totals, averages, joins and selections of a tall array resolve to
+    the namespace's functions: a few blocks held, NumPy's values (NumPy's function on
+    each lane, the lane the whole tall axis in one block, held all of the input)."""
+    passes, make = NUMPY_PATTERNS[name]
+    got, reads, held = _measure(make)
+    want = make(np.random.default_rng(7).standard_normal((N_BLOCKS * ROWS, COLS)))  # NumPy's
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+    assert reads <= passes * N_BLOCKS, f"{name}: {reads / N_BLOCKS:.1f} passes, not {passes}"
+    assert held <= 4 * BLOCK_BYTES, f"{name}: {held / BLOCK_BYTES:.1f} blocks held"
+
+
+def test_the_measure_sees_numpys_function_per_lane_hold_its_input():
+    """The way the running total took before, NumPy's function on each lane (the tall
+    axis in one block): the measure counts every block held at once."""
+    from strict_array._backends._numpy_ways import Lanes
+    from strict_array._backends.dask._numpy_calls import numpy_call
+
+    def per_lane(x: Any) -> Any:
+        lanes = numpy_call(np.cumulative_sum, Lanes("x"), (x._data,), {"axis": 0})
+        return xp.sum(xp.asarray(lanes), axis=0)
+
+    _, _, held = _measure(per_lane)
+    assert held >= N_BLOCKS * BLOCK_BYTES

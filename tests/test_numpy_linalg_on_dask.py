@@ -143,3 +143,76 @@ def test_a_tall_matrix_is_factored_in_streaming_passes():
         for out in (np.linalg.svd(x, full_matrices=False).U, np.linalg.qr(x).Q, np.linalg.pinv(x)):
             assert out._data.numblocks in ((10, 1), (1, 10))
             assert xp.compute_plan(out).startswith("Plan: 2 passes"), xp.compute_plan(out)
+
+
+# --- stacks of matrices and vectors: the namespace's linalg, per matrix ---------------------
+_RNG = np.random.default_rng(9)
+SQ = _RNG.standard_normal((4, 3, 3)) + 3 * np.eye(3)
+SPD = SQ @ np.swapaxes(SQ, -1, -2)
+INTS = _RNG.integers(-3, 4, (4, 3, 3))
+VECS = _RNG.standard_normal((4, 3))
+RECT = _RNG.standard_normal((4, 3, 2)).astype(np.float32)
+
+#: name -> NumPy's call of (square, positive definite, integer, vectors, float32 rectangles)
+STACKS = {
+    "det": lambda s, p, i, v, r: np.linalg.det(s),
+    "det of integers": lambda s, p, i, v, r: np.linalg.det(i),
+    "inv": lambda s, p, i, v, r: np.linalg.inv(s),
+    "cholesky": lambda s, p, i, v, r: np.linalg.cholesky(p),
+    "cholesky upper": lambda s, p, i, v, r: np.linalg.cholesky(p, upper=True),
+    "eigh values": lambda s, p, i, v, r: np.linalg.eigh(p).eigenvalues,
+    "eigh vectors up to sign": lambda s, p, i, v, r: np.abs(np.linalg.eigh(p)[1]),
+    "eigvalsh": lambda s, p, i, v, r: np.linalg.eigvalsh(p),
+    "slogdet": lambda s, p, i, v, r: np.linalg.slogdet(s).logabsdet,
+    "slogdet sign": lambda s, p, i, v, r: np.linalg.slogdet(s)[0],
+    "svdvals of float32": lambda s, p, i, v, r: np.linalg.svdvals(r),
+    "matrix_norm": lambda s, p, i, v, r: np.linalg.matrix_norm(s, ord=2),
+    "matrix_norm nuc": lambda s, p, i, v, r: np.linalg.matrix_norm(r, ord="nuc", keepdims=True),
+    "matrix_norm of integers": lambda s, p, i, v, r: np.linalg.matrix_norm(i),
+    "matrix_rank": lambda s, p, i, v, r: np.linalg.matrix_rank(i),
+    "matrix_rank rtol": lambda s, p, i, v, r: np.linalg.matrix_rank(s, rtol=0.5),
+    "solve": lambda s, p, i, v, r: np.linalg.solve(s, r),
+    "solve integers": lambda s, p, i, v, r: np.linalg.solve(s, i),
+    "solve a vector": lambda s, p, i, v, r: np.linalg.solve(s[0], v[0]),
+    "diagonal": lambda s, p, i, v, r: np.linalg.diagonal(i, offset=1),
+    "trace of integers": lambda s, p, i, v, r: np.linalg.trace(i),
+    "trace": lambda s, p, i, v, r: np.linalg.trace(s, offset=-1),
+    "cross": lambda s, p, i, v, r: np.linalg.cross(v, v[::-1]),
+    "cross along an axis": lambda s, p, i, v, r: np.linalg.cross(i, i[::-1], axis=1),
+    "vecdot": lambda s, p, i, v, r: np.linalg.vecdot(v, v),
+    "vecdot along an axis": lambda s, p, i, v, r: np.linalg.vecdot(s, i, axis=0),
+}
+
+
+@pytest.mark.parametrize("chunks", [-1, 1, (3, 2, 2)], ids=["one block", "size 1", "irregular"])
+@pytest.mark.parametrize("name", list(STACKS))
+def test_stacks_of_matrices_are_numpys(name, chunks):
+    f = STACKS[name]
+    arrays = (SQ, SPD, INTS, VECS, RECT)
+    on = [_dask(a, chunks if a.ndim == 3 or chunks != (3, 2, 2) else (3, 2)) for a in arrays]
+    want = f(*arrays)
+    _close(f(*on), want, want.dtype)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["cholesky", "det", "inv", "eigh", "eigvalsh", "slogdet", "svdvals", "matrix_norm",
+     "matrix_rank", "solve", "diagonal", "trace", "cross", "vecdot"],
+)  # fmt: skip
+def test_the_table_resolves_stacks_to_the_namespace(name):
+    """NumPy's linalg of a stack takes the namespace's function; NumPy's per matrix
+    where a keyword has no counterpart (the reason on the row)."""
+    from strict_array._numpy_api._table import FUNCTIONS, Compose
+
+    lazy = FUNCTIONS[f"linalg.{name}"].lazy
+    d = _dask(SQ, 1)._data
+    b = {p: d for p in ("a", "b", "x", "A", "x1", "x2")}
+    b |= {"UPLO": "L", "tol": None, "hermitian": False}
+    assert lazy.why(b) == "" and type(lazy.way) is Compose
+    assert lazy.why({**b, "a": SQ, "x": SQ, "A": SQ, "x1": SQ}).endswith(
+        "not an array of the device"
+    )
+    if name in ("eigh", "eigvalsh"):
+        assert lazy.why({**b, "UPLO": "U"}) == "UPLO='U'"
+    if name == "matrix_rank":
+        assert lazy.why({**b, "hermitian": True}) == "hermitian=True"

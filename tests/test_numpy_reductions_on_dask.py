@@ -15,7 +15,8 @@ from strict_array._numpy_api._table import FUNCTIONS, Compose
 
 NAMES = (
     "sum prod mean std var max min amax amin nansum nanprod nanmean nanstd nanvar nanmax "
-    "nanmin argmax argmin nanargmax nanargmin cumsum cumprod nancumsum nancumprod"
+    "nanmin argmax argmin nanargmax nanargmin cumsum cumprod nancumsum nancumprod all any "
+    "count_nonzero ptp cumulative_sum cumulative_prod average"
 ).split()
 CHUNKINGS = {"one block": -1, "irregular": ((2, 4, 1), (3, 2)), "size-1 blocks": 1}
 KWARGS = (

@@ -16,19 +16,13 @@ import numpy as np
 from .._array import Array, _root
 from .._indexing import take_along_axis as _take_along_axis
 from .._linear_algebra import matrix_transpose as _matrix_transpose
-from .._manipulation import concat, expand_dims, reshape
+from .._manipulation import reshape
 from .._manipulation import unstack as _unstack
 
 __all__ = [
-    "column_stack", "matrix_transpose", "memory_question", "splitting", "take_along_axis",
+    "matrix_transpose", "memory_question", "splitting", "take_along_axis",
     "unstack",
 ]  # fmt: skip
-
-
-def column_stack(tup: Any) -> Array:
-    """``np.column_stack``: 1-D arrays as columns, then side by side."""
-    columns = [expand_dims(a, axis=1) if a.ndim < 2 else a for a in tup]
-    return concat(columns, axis=1)
 
 
 def splitting(numpy: Any) -> Any:

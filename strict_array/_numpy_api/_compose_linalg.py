@@ -15,14 +15,21 @@ function per matrix, as before); an eager host device runs NumPy's own function.
 from __future__ import annotations
 
 import functools
+import operator
 import warnings
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
 from .._array import Array
+from .._backends._numpy_ways import bound
 
-__all__ = ["cov", "lstsq", "pinv", "qr", "svd", "why_not_one_matrix", "why_not_plain_cov"]
+__all__ = [
+    "common", "cov", "cross", "diagonal", "dot", "matmul", "lstsq", "norm", "outer", "per_matrix", "pinv", "qr",
+    "svd", "tensordot", "trace", "vdot", "why_not_norm", "why_not_one_matrix",
+    "why_not_per_matrix", "why_not_plain_cov", "why_not_product", "why_not_two_axes",
+]  # fmt: skip
 
 #: the dtype kinds NumPy's linalg takes (integers and booleans as float64)
 _KINDS = "biufc"
@@ -93,6 +100,13 @@ def _floating(*arrays: Array) -> list[Array]:
     dtype = np.result_type(*(a.dtype for a in arrays))
     if dtype.kind in "biu":
         dtype = np.dtype(np.float64)
+    return [a if a.dtype == dtype else xp.astype(a, dtype) for a in arrays]
+
+
+def common(*arrays: Array) -> list[Array]:
+    """The arrays in NumPy's common dtype (a product of int32 and float32 in float64)."""
+    xp = _namespace(arrays[0])
+    dtype = np.result_type(*(a.dtype for a in arrays))
     return [a if a.dtype == dtype else xp.astype(a, dtype) for a in arrays]
 
 
@@ -204,3 +218,301 @@ def cov(m: Array, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: 
     c = centred.mT @ (xp.conj(centred) if centred.dtype.kind == "c" else centred)
     c = c * float(np.true_divide(1, fact))
     return xp.squeeze(c, axis=(0, 1)) if c.shape == (1, 1) else c
+
+
+# --- stacks of matrices (and of vectors): NumPy's name, the namespace's function ------------
+@dataclass(frozen=True)
+class _PerMatrix:
+    """How NumPy's ``linalg.<name>`` maps onto the namespace's function of that name: its
+    array parameters and the core rank of each, its keywords the namespace takes under
+    the same name, NumPy's keyword values it has no counterpart of (each the only value
+    it takes), and whether integers and booleans are computed in float64 (as NumPy's
+    ``linalg`` computes them) or kept (a product, a diagonal)."""
+
+    arrays: tuple[str, ...]
+    cores: tuple[int, ...]
+    keywords: tuple[str, ...] = ()
+    fixed: tuple[tuple[str, Any], ...] = ()
+    floating: bool = True
+
+
+_PER_MATRIX = {
+    "det": _PerMatrix(("a",), (2,)),
+    "inv": _PerMatrix(("a",), (2,)),
+    "cholesky": _PerMatrix(("a",), (2,), ("upper",)),
+    # (NumPy's eigh reads the lower triangle, as the namespace's does)
+    "eigh": _PerMatrix(("a",), (2,), fixed=(("UPLO", "L"),)),
+    "eigvalsh": _PerMatrix(("a",), (2,), fixed=(("UPLO", "L"),)),
+    "slogdet": _PerMatrix(("a",), (2,)),
+    "svdvals": _PerMatrix(("x",), (2,)),
+    "matrix_norm": _PerMatrix(("x",), (2,), ("keepdims", "ord")),
+    "matrix_rank": _PerMatrix(("A",), (2,), ("rtol",), (("tol", None), ("hermitian", False))),
+    "solve": _PerMatrix(("a", "b"), (2, 1)),
+    "diagonal": _PerMatrix(("x",), (2,), ("offset",), floating=False),
+    "trace": _PerMatrix(("x",), (2,), ("offset", "dtype"), floating=False),
+    "cross": _PerMatrix(("x1", "x2"), (1, 1), ("axis",), floating=False),
+    "vecdot": _PerMatrix(("x1", "x2"), (1, 1), ("axis",), floating=False),
+    "vector_norm": _PerMatrix(("x",), (0,), ("axis", "keepdims", "ord")),
+}
+
+
+def why_not_per_matrix(name: str) -> Any:
+    """A reason (for ``Unless``) to leave NumPy's ``linalg.<name>`` to NumPy per matrix:
+    an array argument not an array (NumPy's or the device's), the first not the
+    device's, a dtype outside NumPy's ``linalg`` (float16), a rank below the core's,
+    or a keyword the namespace has no counterpart of given other than its default
+    (``UPLO="U"``, ``tol=``, ``hermitian=True``)."""
+    how = _PER_MATRIX[name]
+
+    def why(b: dict[str, Any]) -> str:
+        for i, (p, core) in enumerate(zip(how.arrays, how.cores)):
+            a: Any = b.get(p)
+            if not hasattr(a, "ndim") or not hasattr(a, "dtype") or isinstance(a, np.generic):
+                return f"{p} not an array"
+            if i == 0 and isinstance(a, np.ndarray):
+                return f"{p} not an array of the device"
+            if a.dtype.kind not in _KINDS or a.dtype == np.float16:
+                return f"dtype {a.dtype}"
+            if a.ndim < core:
+                return f"{p} of rank {a.ndim}"
+        for p, value in how.fixed:
+            if b.get(p) is not value and b.get(p) != value:
+                return f"{p}={b.get(p)!r}"
+        return ""
+
+    parts = [f"{' or '.join(how.arrays)} not an array of the device", "float16"]
+    parts += [f"{p} other than {v!r}" for p, v in how.fixed]
+    why.description = ", or ".join(parts)  # type: ignore[attr-defined]
+    return why
+
+
+@functools.cache
+def per_matrix(name: str) -> Any:
+    """NumPy's ``linalg.<name>`` of a stack of matrices (or vectors) by the namespace's
+    ``linalg.<name>``: integers and booleans in float64 where NumPy computes them so,
+    NumPy's keywords under the namespace's names."""
+    numpy = getattr(np.linalg, name)
+    how = _PER_MATRIX[name]
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        b = bound(numpy, args, kwargs)
+        arrays = [b[p] for p in how.arrays]
+        xp = _namespace(arrays[0])
+        if how.floating:
+            arrays = _floating(*arrays)
+        elif len(arrays) > 1:  # (NumPy's common dtype of the operands)
+            arrays = common(*arrays)
+        options = {k: b[k] for k in how.keywords if k in b}
+        if options.get("dtype") is not None:  # (NumPy's names of dtypes too: "float32")
+            options["dtype"] = np.dtype(options["dtype"])
+        if name == "matrix_rank" and options.get("rtol") is None:
+            options.pop("rtol", None)
+        out = getattr(xp.linalg, name)(*arrays, **options)
+        return _result_type(name)(*out) if hasattr(out, "_fields") else out  # (NumPy's tuple)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"""NumPy's ``linalg.{name}`` by the namespace's."""
+    return call
+
+
+# --- norms and products by NumPy's older names ----------------------------------------------
+def why_not_norm(b: dict[str, Any]) -> str:
+    """A reason (for ``Unless``) to leave ``np.linalg.norm`` to Dask's own: ``x`` not the
+    device's array of a dtype NumPy's ``linalg`` takes, an order NumPy refuses for those
+    axes, or axes NumPy refuses (NumPy's own error)."""
+    x: Any = b.get("x")
+    if not hasattr(x, "ndim") or isinstance(x, (np.ndarray, np.generic)):
+        return "x not an array of the device"
+    if x.dtype.kind not in _KINDS or x.dtype == np.float16:
+        return f"dtype {x.dtype}"
+    axis, order = b.get("axis"), b.get("ord")
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    if axis is None and order is not None and x.ndim not in (1, 2):
+        return "ord= of an array neither 1-D nor 2-D without axis="
+    vector = (axis is None and (order is None or x.ndim == 1)) or (axes and len(axes) == 1)
+    if vector and isinstance(order, str):
+        return f"ord={order!r} of vectors"
+    if axes is not None and (
+        len(axes) > 2 or len({int(a) % max(x.ndim, 1) for a in axes}) < len(axes)
+    ):
+        return f"axis={axis!r}"
+    return ""
+
+
+why_not_norm.description = (  # type: ignore[attr-defined]
+    "x not an array of the device, or float16, or an order or axes NumPy refuses"
+)
+
+
+def norm(x: Array, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Array:
+    """``np.linalg.norm``: the namespace's ``vector_norm`` (of the flattened array where
+    neither ``ord`` nor ``axis`` is given, of one axis) or ``matrix_norm`` (of two axes,
+    moved last; ``ord=None`` is Frobenius), integers in float64."""
+    xp = _namespace(x)
+    (x,) = _floating(x)
+    if axis is None and (ord is None or x.ndim == 1):
+        return xp.linalg.vector_norm(x, axis=None, keepdims=keepdims, ord=2 if ord is None else ord)
+    axes = (0, 1) if axis is None else (axis,) if isinstance(axis, (int, np.integer)) else axis
+    if len(axes) == 1:
+        return xp.linalg.vector_norm(
+            x, axis=int(axes[0]), keepdims=keepdims, ord=2 if ord is None else ord
+        )
+    row, column = (int(a) % x.ndim for a in axes)
+    rest = [i for i in range(x.ndim) if i not in (row, column)]
+    out = xp.linalg.matrix_norm(
+        xp.permute_dims(x, (*rest, row, column)), ord="fro" if ord is None else ord
+    )
+    return xp.expand_dims(out, axis=tuple(sorted((row, column)))) if keepdims else out
+
+
+def why_not_two_axes(b: dict[str, Any]) -> str:
+    """A reason (for ``Unless``) to leave ``np.trace`` or ``np.diagonal`` to Dask's own:
+    ``a`` not the device's array of a dtype the namespace takes, of fewer than two axes,
+    the same axis twice (NumPy's errors), or ``out=`` given."""
+    a: Any = b.get("a")
+    if not hasattr(a, "ndim") or isinstance(a, (np.ndarray, np.generic)):
+        return "a not an array of the device"
+    if a.dtype.kind not in _KINDS or a.dtype == np.float16:
+        return f"dtype {a.dtype}"
+    if a.ndim < 2 or int(b["axis1"]) % a.ndim == int(b["axis2"]) % a.ndim:
+        return "fewer than two axes, or one axis twice"
+    return "out= given" if b.get("out") is not None else ""
+
+
+why_not_two_axes.description = (  # type: ignore[attr-defined]
+    "a not an array of the device, or float16, or fewer than two axes, or out= given"
+)
+
+
+def _last_two(a: Array, axis1: Any, axis2: Any) -> Array:
+    """``a`` with ``axis1`` and ``axis2`` moved last (NumPy's matrix of those axes)."""
+    i, j = int(axis1) % a.ndim, int(axis2) % a.ndim
+    rest = [k for k in range(a.ndim) if k not in (i, j)]
+    return _namespace(a).permute_dims(a, (*rest, i, j))
+
+
+def trace(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
+          out: Any = None) -> Array:  # fmt: skip
+    """``np.trace``: the namespace's ``linalg.trace`` of the matrices of ``axis1`` and
+    ``axis2`` (NumPy's first two axes by default)."""
+    m = _last_two(a, axis1, axis2)
+    dtype = None if dtype is None else np.dtype(dtype)  # (NumPy's names of dtypes too)
+    return _namespace(a).linalg.trace(m, offset=int(offset), dtype=dtype)
+
+
+def diagonal(a: Array, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
+    """``np.diagonal``: the namespace's ``linalg.diagonal`` of the matrices of ``axis1``
+    and ``axis2``."""
+    return _namespace(a).linalg.diagonal(_last_two(a, axis1, axis2), offset=int(offset))
+
+
+#: the reasons of :func:`why_not_product` past the operands', for the docs' table
+_PRODUCT_REASONS = {
+    "dot": ", or a 0-d operand", "linalg.matmul": ", or a 0-d operand",
+    "cross": ", or a 0-d operand, or vectors not of 3 elements",
+    "linalg.outer": ", or not vectors",
+}  # fmt: skip
+
+
+def why_not_product(name: str) -> Any:
+    """A reason (for ``Unless``) to leave NumPy's product ``name`` to Dask's own: an
+    operand not an array (NumPy's or the device's), the first not the device's, a dtype
+    outside the namespace's (float16), a 0-d operand of ``dot`` (NumPy's product by a
+    scalar), ``linalg.matmul`` or ``cross``, an operand of ``linalg.outer`` not a vector
+    (NumPy's error), vectors of ``cross`` not of 3 elements, or ``out=``."""
+    first_name, second_name = ("x1", "x2") if name.startswith("linalg.") else ("a", "b")
+
+    def why(b: dict[str, Any]) -> str:
+        first: Any = b.get(first_name)
+        second: Any = b.get(second_name)
+        if not hasattr(first, "ndim") or isinstance(first, (np.ndarray, np.generic)):
+            return f"{first_name} not an array of the device"
+        if not hasattr(second, "dtype") or isinstance(second, np.generic):
+            return f"{second_name} not an array"
+        for v in (first, second):
+            if v.dtype.kind not in "biufc" or v.dtype == np.float16:
+                return f"dtype {v.dtype}"
+        if name in ("dot", "linalg.matmul", "cross") and 0 in (first.ndim, second.ndim):
+            return "a 0-d operand"
+        if name == "linalg.outer" and (first.ndim, second.ndim) != (1, 1):
+            return "operands not vectors"
+        if name == "cross":
+            axes: list[Any] = [b.get("axis")] * 2 if b.get("axis") is not None else \
+                [b["axisa"], b["axisb"]]  # fmt: skip
+            if any(v.shape[int(a) % v.ndim] != 3 for v, a in zip((first, second), axes)):
+                return "vectors not of 3 elements"  # (NumPy's of 2 elements: a scalar)
+        return "out= given" if b.get("out") is not None else ""
+
+    why.description = (  # type: ignore[attr-defined]
+        f"{first_name} not an array of the device, or {second_name} not an array, or float16"
+        + _PRODUCT_REASONS.get(name, "")
+    )
+    return why
+
+
+def dot(a: Array, b: Array, out: Any = None) -> Array:
+    """``np.dot``: a product over the last axis of ``a`` and the second-to-last of ``b``
+    (its only one for a vector), the namespace's ``tensordot``."""
+    xp = _namespace(a)
+    a, b = common(a, b)
+    return xp.tensordot(a, b, axes=([a.ndim - 1], [max(b.ndim - 2, 0)]))
+
+
+def vdot(a: Array, b: Array, /) -> Array:
+    """``np.vdot``: the flattened arrays' dot product, the first conjugated: the
+    namespace's ``vecdot``."""
+    xp = _namespace(a)
+    a, b = common(a, b)
+    return xp.vecdot(xp.reshape(a, (-1,)), xp.reshape(b, (-1,)))
+
+
+def outer(a: Array, b: Array, out: Any = None) -> Array:
+    """``np.outer`` (and ``np.linalg.outer``): the flattened arrays' outer product, the
+    namespace's ``linalg.outer``."""
+    xp = _namespace(a)
+    a, b = common(a, b)
+    return xp.linalg.outer(xp.reshape(a, (-1,)), xp.reshape(b, (-1,)))
+
+
+def tensordot(x1: Array, x2: Array, /, *, axes: Any = 2) -> Array:
+    """``np.tensordot`` and ``np.linalg.tensordot``: the namespace's ``tensordot`` in
+    NumPy's common dtype, NumPy's axes (an int, or two ints or sequences) as lists."""
+    xp = _namespace(x1)
+    x1, x2 = common(x1, x2)
+    if not isinstance(axes, (int, np.integer)):
+        axes = tuple([operator.index(a) for a in (v if isinstance(v, (tuple, list)) else (v,))]
+                     for v in axes)  # fmt: skip
+    return cast(Array, xp.tensordot(x1, x2, axes=axes))
+
+
+def _batch_aligned(a: Array, b: Array, core: int) -> tuple[Array, Array]:
+    """``a`` and ``b`` with leading axes of size 1 to one rank of their batch axes (all
+    but the last ``core``; NumPy's broadcasting of stacks, which the NumPy table's rule
+    decided first); a vector of ``matmul`` as it is."""
+    xp = _namespace(a)
+    if core == 2 and 1 in (a.ndim, b.ndim):
+        return a, b
+    ndim = max(a.ndim, b.ndim)
+    a, b = (v if v.ndim == ndim else xp.expand_dims(v, axis=tuple(range(ndim - v.ndim)))
+            for v in (a, b))  # fmt: skip
+    return a, b
+
+
+def matmul(x1: Array, x2: Array, /) -> Array:
+    """``np.linalg.matmul``: the namespace's ``matmul`` in NumPy's common dtype."""
+    xp = _namespace(x1)
+    x1, x2 = common(x1, x2)
+    return cast(Array, xp.matmul(*_batch_aligned(x1, x2, core=2)))
+
+
+def cross(a: Array, b: Array, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Array:  # fmt: skip
+    """``np.cross`` of 3-element vectors: the namespace's ``linalg.cross`` of the vectors
+    along ``axisa`` and ``axisb`` (``axis`` for all three), the result's along ``axisc``."""
+    xp = _namespace(a)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = common(a, b)
+    a, b = xp.moveaxis(a, axisa, -1), xp.moveaxis(b, axisb, -1)
+    out = xp.linalg.cross(*_batch_aligned(a, b, core=1), axis=-1)
+    return cast(Array, xp.moveaxis(out, -1, axisc))

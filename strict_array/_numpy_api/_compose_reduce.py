@@ -1,7 +1,9 @@
 """NumPy's reductions and running totals written with the namespace's own functions, for
 lazy devices: ``np.sum``, ``prod``, ``mean``, ``std``, ``var``, ``max``, ``min``,
-``argmax``, ``argmin``, their NaN-skipping variants, ``cumsum``, ``cumprod``,
-``nancumsum`` and ``nancumprod`` of one array resolve to the namespace's reductions of
+``argmax``, ``argmin``, their NaN-skipping variants, ``all``, ``any``,
+``count_nonzero``, ``ptp`` (``max - min``), ``average`` (unweighted: ``mean``), ``cumsum``, ``cumprod``, ``nancumsum``,
+``nancumprod``, ``cumulative_sum`` and ``cumulative_prod`` of one array resolve to the
+namespace's reductions of
 the array's device, with NumPy's defaults, dtype rules and values (to rounding). On
 ``DASK`` those are repaired where Dask's own are wrong: unknown sizes, empty blocks,
 the first of equal values for ``argmax``, variance over empty blocks (dask/dask#3906).
@@ -26,12 +28,19 @@ from .._backends._numpy_ways import bound
 __all__ = ["reduction", "why_not_reduction"]
 
 #: NumPy's name -> the namespace's
-_NAMESPACE = {"amax": "max", "amin": "min", "cumsum": "cumulative_sum",
+_NAMESPACE = {"amax": "max", "amin": "min", "average": "mean", "cumsum": "cumulative_sum",
               "cumprod": "cumulative_prod"}  # fmt: skip
+#: NumPy's name of the array parameter, where not ``a``
+_ARRAY = {"cumulative_sum": "x", "cumulative_prod": "x"}
+#: reductions whose result's dtype is not the input's accumulated: no cast first
+_UNCAST = ("arg", "max", "min", "all", "any", "count_nonzero", "ptp")
+#: running totals: an array of at least one axis; ``axis=None`` flattens (``cumsum``) or
+#: takes a vector only (``cumulative_sum``, as NumPy's)
+_RUNNING = ("cumsum", "cumprod", "cumulative_sum", "cumulative_prod")
 #: the dtype kinds each reduction takes in the namespace as NumPy computes them (a
 #: complex variance is real, complex numbers have no order, booleans have no moments)
 _KINDS = {"std": "iuf", "var": "iuf", "max": "iuf", "min": "iuf", "argmax": "iuf",
-          "argmin": "iuf"}  # fmt: skip
+          "argmin": "iuf", "ptp": "iuf"}  # fmt: skip
 _MOMENTS = ("mean", "std", "var")
 #: NumPy's parameters the namespace has no counterpart of: given, NumPy's own way
 _UNSHARED = ("out", "where", "initial", "mean", "correction")
@@ -49,12 +58,17 @@ def why_not_reduction(name: str) -> Any:
     in float32); or one of ``out=``, ``where=``, ``initial=``, ``mean=``,
     ``correction=`` is given; or a 0-d array along an axis (NumPy's axis 0 or -1)."""
     kinds = _KINDS.get(_base(name), "biufc")
+    array = _ARRAY.get(name, "a")
 
     def why(b: dict[str, Any]) -> str:
-        a: Any = b.get("a")
+        a: Any = b.get(array)
         dtype = getattr(a, "dtype", None)
         if dtype is None or not hasattr(a, "ndim") or isinstance(a, (np.ndarray, np.generic)):
-            return "a not an array of the device"
+            return f"{array} not an array of the device"
+        if name == "average" and (b.get("weights") is not None or b.get("returned")):
+            # (NumPy raises ZeroDivisionError where the weights sum to zero: a check of
+            # the values no function of the namespace makes)
+            return "weights= or returned= given"
         given = [
             p
             for p in _UNSHARED  # (by identity: where= may be an array)
@@ -69,15 +83,27 @@ def why_not_reduction(name: str) -> Any:
             return "an integer dtype="  # (NumPy's mean cast to it, unsafe)
         if a.ndim == 0 and b.get("axis") is not None:  # (NumPy's axis 0 of a 0-d array)
             return "a 0-d array along an axis"
+        if name in ("cumulative_sum", "cumulative_prod") and (
+            a.ndim == 0 or (a.ndim > 1 and b.get("axis") is None)
+        ):  # (NumPy's own error)
+            return "a 0-d array, or axis=None of an array of more than one axis"
         return ""
 
     params = inspect.signature(getattr(np, name)).parameters
-    parts = ["a not an array of the device", " or ".join(f"{p}=" for p in _UNSHARED if p in params)]
-    if _base(name) in _MOMENTS:
+    parts = [
+        f"{array} not an array of the device",
+        "weights= or returned= (NumPy's error where the weights sum to zero)"
+        if name == "average"
+        else "",
+        " or ".join(f"{p}=" for p in _UNSHARED if p in params),
+    ]
+    if _base(name) in _MOMENTS and "dtype" in params:
         parts.append("an integer dtype=")
     parts.append("float16" + ("" if kinds == "biufc" else " or a complex or boolean array"))
     parts.append("a 0-d array along an axis")
-    why.description = ", or ".join(parts)  # type: ignore[attr-defined]
+    if name in ("cumulative_sum", "cumulative_prod"):
+        parts.append("axis=None of an array of more than one axis")
+    why.description = ", or ".join(p for p in parts if p)  # type: ignore[attr-defined]
     return why
 
 
@@ -92,18 +118,18 @@ def reduction(name: str) -> Any:
 
     def reduce(*args: Any, **kwargs: Any) -> Array:
         b = bound(numpy, args, kwargs)
-        a: Array = b["a"]
+        a: Array = b[_ARRAY.get(name, "a")]
         xp = a.__array_namespace__()
         axis, dtype = b.get("axis"), b.get("dtype")
         keepdims = b.get("keepdims", False) is True
         options = {"dtype": dtype} if dtype is not None else {}
-        if base in ("cumsum", "cumprod"):
+        if base in _RUNNING:
             result = numpy(np.ones((1,) * a.ndim, a.dtype), axis=axis, **options).dtype
-        elif base.startswith("arg"):
+        elif base.startswith(("arg", "count_nonzero")):
             result = np.dtype(np.intp)
         else:  # (NumPy's dtype rules, read from its function on one element)
             result = numpy(np.ones((1,) * a.ndim, a.dtype), **options).dtype
-        if not base.startswith(("arg", "max", "min")):
+        if not base.startswith(_UNCAST):
             accumulate = result if base not in ("std", "var") or dtype is not None else None
             if accumulate is None and a.dtype.kind in "biu":
                 accumulate = np.dtype(np.float64)
@@ -116,6 +142,11 @@ def reduction(name: str) -> Any:
             return getattr(xp, own)(a, axis=axis)
         if name in ("nancumsum", "nancumprod"):
             return getattr(xp, own)(a, axis=axis)
+        if name in ("cumulative_sum", "cumulative_prod"):
+            return getattr(xp, own)(a, axis=axis, include_initial=bool(b["include_initial"]))
+        if name == "ptp":
+            high = xp.max(a, axis=axis, keepdims=keepdims)
+            return high - xp.min(a, axis=axis, keepdims=keepdims)
         if base in ("std", "var"):
             ddof = b.get("ddof", 0)  # (NumPy's ddof: the standard's correction)
             call = (

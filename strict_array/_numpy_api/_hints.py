@@ -146,7 +146,8 @@ def markdown_table() -> str:
     for name in sorted(FUNCTIONS):
         row = FUNCTIONS[name]
         standard = f"`{row.standard}`" if row.standard else ""
-        lines.append(f"| `np.{name}` | {_rule_text(row)} | {_way_text(row.lazy)} | {standard} |")
+        lazy = _way_text(row.lazy) + (f" ({row.note})" if row.note else "")
+        lines.append(f"| `np.{name}` | {_rule_text(row)} | {lazy} | {standard} |")
     ufuncs = sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc))
     for name in ufuncs:
         standard = UFUNCS.get(name, name if name in _elementwise.FUNCTIONS else "")

@@ -41,7 +41,16 @@ from .._backends._numpy_ways import (
     Writes,
     dotted,
 )
-from . import _compose, _compose_like, _compose_linalg, _compose_reduce
+from . import (
+    _compose,
+    _compose_fft,
+    _compose_join,
+    _compose_like,
+    _compose_linalg,
+    _compose_move,
+    _compose_reduce,
+    _compose_select,
+)
 from ._rules import Assign, Broadcast, Callbacks, Einsum, Rule, Stacks, ToShape, shape_of
 
 __all__ = [
@@ -191,11 +200,65 @@ def _histogram_shape(b: dict[str, Any]) -> Any:
     return ((n,), (n + 1,))
 
 
+#: why a quantile stays NumPy's per lane
+_NO_QUANTILE = "the namespace has no quantile: the reduced axes in one block"
+
+
 def _own_reduction(name: str, instead: Lazy) -> Unless:
     """NumPy's reduction ``name`` by the namespace's own (:mod:`._compose_reduce`), where
     it takes the arguments; else ``instead``."""
     return Unless(_compose_reduce.why_not_reduction(name),
                   Compose(_compose_reduce.reduction(name)), instead)  # fmt: skip
+
+
+def _own_join(name: str, instead: Lazy) -> Unless:
+    """NumPy's join ``name`` by the namespace's ``concat`` or ``stack``
+    (:mod:`._compose_join`), where it takes the arguments; else ``instead``."""
+    return Unless(_compose_join.why_not_join(name), Compose(_compose_join.joining(name)), instead)
+
+
+def _own_move(name: str, instead: Lazy) -> Unless:
+    """NumPy's ``name`` by the namespace's function that moves data
+    (:mod:`._compose_move`), where it takes the arguments; else ``instead``."""
+    return Unless(_compose_move.why_not_move(name), Compose(_compose_move.moving(name)), instead)
+
+
+def _own_transform(name: str, instead: Lazy) -> Unless:
+    """NumPy's ``fft.<name>`` by the namespace's (:mod:`._compose_fft`), where it takes the
+    arguments; else ``instead``."""
+    short = name.split(".")[1]
+    return Unless(_compose_fft.why_not_transform(short), Compose(_compose_fft.transform(short)),
+                  instead)  # fmt: skip
+
+
+def _product(name: str, instead: Lazy) -> Unless:
+    """NumPy's product ``name`` by the namespace's ``tensordot``, ``vecdot`` or
+    ``linalg.outer`` (:mod:`._compose_linalg`), where it takes the arguments; else
+    ``instead``."""
+    return Unless(_compose_linalg.why_not_product(name),
+                  Compose(getattr(_compose_linalg, name.rpartition(".")[2])), instead)  # fmt: skip
+
+
+def _two_axes(name: str) -> Unless:
+    """``np.trace`` or ``np.diagonal`` by the namespace's ``linalg`` function of the
+    matrices of two axes (:mod:`._compose_linalg`), where it takes the arguments; else
+    Dask's own."""
+    return Unless(_compose_linalg.why_not_two_axes, Compose(getattr(_compose_linalg, name)), Own())
+
+
+def _own_select(name: str, instead: Lazy) -> Unless:
+    """NumPy's ``name`` by the namespace's ``where``, ``clip`` or ``nonzero``
+    (:mod:`._compose_select`), where it takes the arguments; else ``instead``."""
+    return Unless(_compose_select.why_not_select(name), Compose(_compose_select.selecting(name)),
+                  instead)  # fmt: skip
+
+
+def _per_matrix(name: str, instead: Lazy) -> Unless:
+    """NumPy's ``linalg.<name>`` of a stack by the namespace's (:mod:`._compose_linalg`),
+    where it takes the arguments; else ``instead``."""
+    short = name.split(".")[1]
+    return Unless(_compose_linalg.why_not_per_matrix(short),
+                  Compose(_compose_linalg.per_matrix(short)), instead)  # fmt: skip
 
 
 #: every NumPy function that takes an array, by its qualified name
@@ -207,26 +270,28 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     # (Dask's moments in an integer dtype= are not NumPy's, which truncates its mean)
     *rows("mean std var nanmean nanstd nanvar", WHERE, lazy=lambda n: _own_reduction(
         n, Unless(_integer_dtype, Own(), Lanes("a", others=("where",)))), standard="="),
-    *rows("all any", WHERE, lazy=Own(), standard="="),
+    *rows("all any", WHERE, lazy=lambda n: _own_reduction(n, Own()), standard="="),
     *rows("amax", WHERE, lazy=_own_reduction("amax", Own("max")), standard="max"),
     *rows("amin", WHERE, lazy=_own_reduction("amin", Own("min")), standard="min"),
-    *rows("count_nonzero", lazy=Own(), standard="="),
+    *rows("count_nonzero", lazy=_own_reduction("count_nonzero", Own()), standard="="),
     # (Dask's arg-reductions break ties between blocks otherwise than NumPy, first index:
     # the namespace's keep the first, else NumPy per lane)
     *rows("argmax argmin nanargmax nanargmin", lazy=lambda n: _own_reduction(n, Lanes("a")),
           standard="="),
-    *rows("ptp", lazy=Own(), standard="max(x, axis=...) - min(x, axis=...)"),
-    *rows("median nanmedian", lazy=Lanes("a")),
+    *rows("ptp", lazy=_own_reduction("ptp", Own()), standard="max(x, axis=...) - min(x, axis=...)"),
+    *rows("median nanmedian", lazy=Lanes("a"), note=_NO_QUANTILE),
     *rows("percentile quantile nanpercentile nanquantile",
           Broadcast(("a", "weights"), vectors=("weights",)),
-          lazy=Lanes("a", others=("weights",))),
-    *rows("average", lazy=Lanes("a", others=("weights",)), standard="mean, or sum(x * w) / sum(w)",
+          lazy=Lanes("a", others=("weights",)), note=_NO_QUANTILE),
+    *rows("average", lazy=_own_reduction("average", Lanes("a", others=("weights",))),
+          standard="mean, or sum(x * w) / sum(w)",
           note="weights of a's shape, or along axis"),
     *rows("cumsum cumprod", lazy=lambda n: _own_reduction(n, Own()),
           standard="cumulative_sum or cumulative_prod (of reshape(x, (-1,)) for axis=None)"),
     *rows("nancumsum nancumprod", lazy=lambda n: _own_reduction(
         n, Unless(_is_none("axis"), Own(), Lanes("a"))), standard="="),
-    *rows("cumulative_sum cumulative_prod", lazy=Lanes("x"), standard="="),
+    *rows("cumulative_sum cumulative_prod", lazy=lambda n: _own_reduction(n, Lanes("x")),
+          standard="="),
     *rows("cov", lazy=Unless(_compose_linalg.why_not_plain_cov,
                              Compose(_compose_linalg.cov), WHOLE("m", "y", "fweights", "aweights")),
           standard="matmul of the centred data"),
@@ -239,21 +304,22 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("bincount", lazy=WHOLE_VALUES("x", "weights")),
     # --- element-wise functions: NumPy's on each block -----------------------------------
     *rows("angle", lazy=Blocks(("z",)), standard="atan2(imag(x), real(x))"),
-    *rows("round around", lazy=Blocks(("a",)), standard="round",
+    *rows("round around", lazy=lambda n: _own_move(n, Blocks(("a",))), standard="round",
           note="decimals= as NumPy rounds"),
     *rows("fix", Assign("out", ("x",)), lazy=Blocks(("x",)), standard="trunc"),
     *rows("i0 sinc", lazy=Blocks(("x",))),
-    *rows("real imag", lazy=Blocks(("val",)), standard="="),
+    *rows("real imag", lazy=lambda n: _own_move(n, Blocks(("val",))), standard="="),
     *rows("iscomplex isreal", lazy=Blocks(("x",))),
     *rows("isneginf isposinf", Assign("out", ("x",)), lazy=Blocks(("x",))),
     *rows("nan_to_num", lazy=Blocks(("x",)), standard="where(isnan(x), 0.0, x)"),
     *rows("clip", Broadcast(("a", "a_min", "a_max", "min", "max")),
           Assign("out", ("a", "a_min", "a_max", "min", "max")),
-          lazy=Blocks(("a", "a_min", "a_max", "min", "max")), standard="="),
+          lazy=_own_select("clip", Blocks(("a", "a_min", "a_max", "min", "max"))), standard="="),
     *rows("isclose", Broadcast(("a", "b")), lazy=Blocks(("a", "b")),
           standard="abs(a - b) <= atol + rtol * abs(b)"),
     *rows("where", Broadcast(("condition", "x", "y")),
-          lazy=Unless(_is_none("x"), Blocks(("condition", "x", "y")), Own()), standard="=",
+          lazy=_own_select("where", Unless(_is_none("x"), Blocks(("condition", "x", "y")), Own())),
+          standard="=",
           note="where(condition) alone is nonzero(condition)"),
     *rows("select", Broadcast(("*condlist", "*choicelist", "default")),
           lazy=Blocks(("*condlist", "*choicelist", "default")), standard="where, nested"),
@@ -263,34 +329,43 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
           standard="take_along_axis or where"),
     *rows("interp", lazy=Blocks(("x",), whole=("xp", "fp"))),
     *rows("polyval", lazy=Blocks(("x",), whole=("p",))),
-    *rows("searchsorted", lazy=Blocks(("v",), whole=("a", "sorter")), standard="="),
+    *rows("searchsorted", lazy=_own_move("searchsorted", Blocks(("v",), whole=("a", "sorter"))),
+          standard="="),
     *rows("digitize", lazy=Blocks(("x",), whole=("bins",)), standard="searchsorted"),
-    *rows("isin", lazy=Blocks(("element",), whole=("test_elements",)), standard="="),
+    *rows("isin", lazy=_own_move("isin", Blocks(("element",), whole=("test_elements",))),
+          standard="="),
     *rows("ravel_multi_index", lazy=Blocks(("*multi_index",))),
     *rows("unravel_index", lazy=Blocks(("indices",))),
     *rows("real_if_close", lazy=Refuse("its dtype depends on the values")),
-    *rows("astype", lazy=Blocks(("x",)), standard="="),
-    *rows("copy", lazy=Blocks(("a",)), standard="asarray(x, copy=True)"),
+    *rows("astype", lazy=_own_move("astype", Blocks(("x",))), standard="="),
+    *rows("copy", lazy=_own_move("copy", Blocks(("a",))), standard="asarray(x, copy=True)"),
     # (the namespace's: a constant the planner makes again where needed, never holds)
     *rows("zeros_like ones_like empty_like full_like", lazy=lambda n: Unless(
         _compose_like.why_not_like(n), Compose(_compose_like.like(n)), Own()), standard="="),
     # --- along an axis: NumPy's on each lane --------------------------------------------------
-    *rows("sort argsort", lazy=Lanes("a"), standard="="),
-    *rows("partition argpartition", lazy=Lanes("a"), standard="sort or argsort"),
-    *rows("sort_complex", lazy=Lanes("a", axis=-1)),
+    *rows("sort argsort", lazy=lambda n: _own_move(n, Lanes("a")),
+          standard="="),
+    *rows("partition argpartition", lazy=Lanes("a"), standard="sort or argsort",
+          note="the namespace has no partition: NumPy's order of the other elements is its own"),
+    *rows("sort_complex", lazy=Lanes("a", axis=-1),
+          note="the namespace orders no complex numbers"),
     *rows("lexsort", lazy=WHOLE("keys")),
-    *rows("unwrap", lazy=Lanes("p")),
-    *rows("trapezoid", Broadcast(("y", "x"), vectors=("x",)), lazy=Lanes("y", others=("x",))),
+    *rows("unwrap", lazy=Lanes("p"), note="the namespace has no unwrap"),
+    *rows("trapezoid", Broadcast(("y", "x"), vectors=("x",)), lazy=Lanes("y", others=("x",)),
+          note="the namespace has no trapezoid"),
     *rows("gradient", lazy=WHOLE("f", "varargs")),
     # (Dask's diff makes its prepend= and append= NumPy arrays: a lazy one is computed)
-    *rows("diff", lazy=Unless(_device_array("prepend", "append"), Own(),
-                              WHOLE("a", "prepend", "append")), standard="="),
+    *rows("diff", lazy=_own_move("diff", Unless(_device_array("prepend", "append"), Own(),
+                                                WHOLE("a", "prepend", "append"))),
+          standard="="),
     # (Dask's ediff1d casts to_end and to_begin that NumPy refuses under same_kind)
-    *rows("ediff1d", lazy=Unless(_given("to_end", "to_begin"), Own(), WHOLE("ary")),
+    *rows("ediff1d", lazy=_own_move("ediff1d", Unless(_given("to_end", "to_begin"), Own(),
+                                                      WHOLE("ary"))),
           standard="diff(reshape(x, (-1,)))"),
-    *rows("apply_along_axis", Callbacks(("func1d",)), lazy=Lanes("arr")),
+    *rows("apply_along_axis", Callbacks(("func1d",)), lazy=Lanes("arr"),
+          note="a function of the caller's, called on each lane"),
     *rows("apply_over_axes", Callbacks(("func",)), lazy=WHOLE("a")),
-    *rows("packbits unpackbits", lazy=Lanes("a")),
+    *rows("packbits unpackbits", lazy=Lanes("a"), note="the namespace has no bit packing"),
     *rows("convolve correlate", lazy=Whole(("a", "v"), shape=_convolve_shape)),
     *rows("vander", lazy=WHOLE("x")),
     # --- sets and data-dependent sizes --------------------------------------------------------
@@ -299,60 +374,78 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("unique_values unique_counts unique_inverse unique_all", lazy=WHOLE_VALUES("x"),
           standard="="),
     *rows("union1d intersect1d setdiff1d setxor1d", lazy=WHOLE_VALUES("ar1", "ar2")),
-    *rows("nonzero", lazy=Own(), standard="="),
-    *rows("argwhere", lazy=Own(), standard="stack(nonzero(x), axis=-1)"),
-    *rows("flatnonzero", lazy=Own(), standard="nonzero(reshape(x, (-1,)))[0]"),
-    *rows("compress", lazy=Own(), standard="boolean indexing: x[mask]"),
-    *rows("extract", lazy=Own(), standard="boolean indexing: x[mask]"),
+    *rows("nonzero", lazy=_own_select("nonzero", Own()), standard="="),
+    *rows("argwhere", lazy=_own_select("argwhere", Own()), standard="stack(nonzero(x), axis=-1)"),
+    *rows("flatnonzero", lazy=_own_select("flatnonzero", Own()),
+          standard="nonzero(reshape(x, (-1,)))[0]"),
+    *rows("compress", lazy=_own_move("compress", Own()), standard="boolean indexing: x[mask]"),
+    *rows("extract", lazy=_own_move("extract", Own()), standard="boolean indexing: x[mask]"),
     *rows("trim_zeros", lazy=WHOLE_VALUES("filt")),
     # --- manipulation ----------------------------------------------------------------------
-    *rows("append", lazy=Own(), standard="concat"),
-    *rows("atleast_1d atleast_2d atleast_3d", lazy=Own(), standard="expand_dims"),
-    *rows("block", lazy=Own(), standard="concat"),
-    *rows("broadcast_arrays", Broadcast(("*args",)), lazy=Own(), standard="="),
-    *rows("broadcast_to", ToShape("array", "shape"), lazy=Own(), standard="="),
-    *rows("concatenate concat", lazy=Own("concatenate"), standard="concat"),
-    *rows("stack", lazy=Own(), standard="="),
-    *rows("hstack vstack dstack", lazy=Own(), standard="concat (same rank) or stack (a new axis)"),
-    *rows("column_stack", lazy=Compose(_compose.column_stack), standard="stack or concat"),
+    *rows("append", lazy=lambda n: _own_join(n, Own()), standard="concat"),
+    *rows("atleast_1d atleast_2d atleast_3d", lazy=lambda n: _own_move(n, Own()),
+          standard="expand_dims"),
+    *rows("block", lazy=Own(), standard="concat",
+          note="nested lists of arrays"),
+    *rows("broadcast_arrays", Broadcast(("*args",)), lazy=_own_move("broadcast_arrays", Own()),
+          standard="="),
+    *rows("broadcast_to", ToShape("array", "shape"), lazy=_own_move("broadcast_to", Own()),
+          standard="="),
+    *rows("concatenate concat", lazy=lambda n: _own_join(n, Own("concatenate")),
+          standard="concat"),
+    *rows("stack", lazy=lambda n: _own_join(n, Own()), standard="="),
+    *rows("hstack vstack dstack", lazy=lambda n: _own_join(n, Own()),
+          standard="concat (same rank) or stack (a new axis)"),
+    *rows("column_stack", lazy=lambda n: _own_join(n, WHOLE("tup")), standard="stack or concat"),
     *rows("split array_split", lazy=lambda n: Compose(_compose.splitting(getattr(np, n))),
           standard="slicing, or unstack"),
     *rows("hsplit vsplit dsplit", lazy=lambda n: Compose(_compose.splitting(getattr(np, n))),
           standard="slicing"),
     *rows("unstack", lazy=Compose(_compose.unstack), standard="="),
-    *rows("expand_dims", lazy=Own(), standard="="),
-    *rows("squeeze", lazy=Own(), standard="="),
-    *rows("flip", lazy=Own(), standard="="),
-    *rows("fliplr flipud", lazy=Own(), standard="flip"),
-    *rows("moveaxis", lazy=Own(), standard="="),
-    *rows("rollaxis", lazy=Own(), standard="moveaxis"),
-    *rows("swapaxes", lazy=Own(), standard="permute_dims"),
-    *rows("transpose", lazy=Own(), standard="permute_dims or matrix_transpose"),
-    *rows("permute_dims", lazy=Own("transpose"), standard="="),
+    *rows("expand_dims", lazy=_own_move("expand_dims", Own()), standard="="),
+    *rows("squeeze", lazy=_own_move("squeeze", Own()), standard="="),
+    *rows("flip", lazy=_own_move("flip", Own()), standard="="),
+    *rows("fliplr flipud", lazy=lambda n: _own_move(n, Own()),
+          standard="flip"),
+    *rows("moveaxis", lazy=_own_move("moveaxis", Own()), standard="="),
+    *rows("rollaxis", lazy=_own_move("rollaxis", Own()), standard="moveaxis"),
+    *rows("swapaxes", lazy=_own_move("swapaxes", Own()), standard="permute_dims"),
+    *rows("transpose", lazy=_own_move("transpose", Own()),
+          standard="permute_dims or matrix_transpose"),
+    *rows("permute_dims", lazy=_own_move("permute_dims", Own("transpose")), standard="="),
     *rows("matrix_transpose", lazy=Compose(_compose.matrix_transpose), standard="="),
-    *rows("ravel", lazy=Unless(_not("order", "C"), Own(), WHOLE("a")), standard="reshape"),
-    *rows("reshape", lazy=Unless(_not("order", "C"), Own(), WHOLE("a")), standard="="),
+    *rows("ravel", lazy=_own_move("ravel", Unless(_not("order", "C"), Own(), WHOLE("a"))),
+          standard="reshape"),
+    *rows("reshape", lazy=_own_move("reshape", Unless(_not("order", "C"), Own(), WHOLE("a"))),
+          standard="="),
     *rows("resize", lazy=WHOLE("a"), standard="tile and reshape"),
-    *rows("repeat", lazy=Unless(_is_none("axis"), Own(), WHOLE("a", "repeats")), standard="="),
-    *rows("tile", lazy=Own(), standard="="),
-    *rows("roll", lazy=Own(), standard="="),
-    *rows("rot90", lazy=Own(), standard="flip and matrix_transpose"),
+    *rows("repeat", lazy=_own_move("repeat", Unless(_is_none("axis"), Own(),
+                                                    WHOLE("a", "repeats"))),
+          standard="="),
+    *rows("tile", lazy=_own_move("tile", Own()), standard="="),
+    *rows("roll", lazy=_own_move("roll", Own()), standard="="),
+    *rows("rot90", lazy=_own_move("rot90", Own()), standard="flip and matrix_transpose"),
     *rows("insert", lazy=Unless(_is_none("axis"), Own(), WHOLE("arr", "obj", "values")),
-          standard="concat and slicing"),
+          standard="concat and slicing",
+          note="the namespace has no insert"),
     *rows("delete", lazy=Unless(_is_none("axis"), Own(), WHOLE("arr", "obj")),
-          standard="concat and slicing"),
-    *rows("pad", lazy=Unless(_pad_wider_than_axis, Own(), WHOLE("array")), standard="="),
-    *rows("meshgrid", lazy=Own(), standard="="),
+          standard="concat and slicing",
+          note="the namespace has no delete"),
+    *rows("pad", lazy=Unless(_pad_wider_than_axis, _own_move("pad", Own()), WHOLE("array")),
+          standard="="),
+    *rows("meshgrid", lazy=_own_move("meshgrid", Own()), standard="="),
     *rows("ix_", lazy=WHOLE("args")),
-    *rows("diag", lazy=Own(), standard="linalg.diagonal (of a matrix)"),
+    *rows("diag", lazy=_own_move("diag", Own()), standard="linalg.diagonal (of a matrix)",
+          note="of a vector: the namespace makes no matrix of it"),
     *rows("diagflat", lazy=WHOLE("v")),
-    *rows("diagonal", lazy=Own(), standard="linalg.diagonal"),
-    *rows("trace", lazy=Own(), standard="linalg.trace"),
-    *rows("tril triu", lazy=Own(), standard="="),
+    *rows("diagonal", lazy=_two_axes("diagonal"), standard="linalg.diagonal"),
+    *rows("trace", lazy=_two_axes("trace"), standard="linalg.trace"),
+    *rows("tril triu", lazy=lambda n: _own_move(n, Own()),
+          standard="="),
     *rows("tril_indices_from triu_indices_from diag_indices_from", lazy=Value(shapes_only=True)),
     # --- indexing and writes ---------------------------------------------------------------
-    *rows("take", lazy=Unless(_given("mode"), Unless(_is_none("axis"), Own(),
-                                                    WHOLE("a", "indices")), WHOLE("a", "indices")),
+    *rows("take", lazy=_own_move("take", Unless(_given("mode"), Unless(_is_none("axis"), Own(),
+                                                    WHOLE("a", "indices")), WHOLE("a", "indices"))),
           standard="="),
     *rows("take_along_axis", lazy=Compose(_compose.take_along_axis), standard="="),
     *rows("put", lazy=Writes("a", WHOLE("a", "ind", "v")), standard="x[key] = value"),
@@ -364,23 +457,28 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("copyto", Assign("dst", ("src", "where")),
           lazy=Writes("dst", Blocks(("dst", "src", "where"))), standard="x[key] = value"),
     # --- linear algebra ------------------------------------------------------------------------
-    *rows("dot", lazy=Own(), standard="matmul, vecdot or tensordot"),
-    *rows("vdot", lazy=Own(), standard="vecdot"),
+    *rows("dot", lazy=_product("dot", Own()), standard="matmul, vecdot or tensordot"),
+    *rows("vdot", lazy=_product("vdot", Own()), standard="vecdot"),
     *rows("inner", lazy=WHOLE("a", "b"), standard="vecdot (or tensordot)"),
-    *rows("outer", lazy=Own(), standard="linalg.outer"),
-    *rows("tensordot", lazy=Own(), standard="="),
-    *rows("einsum", Einsum(), lazy=Own(), standard="="),
+    *rows("outer", lazy=_product("outer", Own()), standard="linalg.outer"),
+    *rows("tensordot", lazy=_own_move("tensordot", Own()), standard="="),
+    *rows("einsum", Einsum(), lazy=Own(), standard="=",
+          note="the namespace has no einsum"),
     *rows("einsum_path", Einsum(), lazy=Value(shapes_only=True)),
     *rows("kron", lazy=WHOLE("a", "b")),
     *rows("cross", Stacks("a", "b", (1, 1), axes=("axisa", "axisb", "axis")),
-          lazy=Unless(_case("vectors along other axes",
+          lazy=_product("cross", Unless(_case("vectors along other axes",
                             lambda b: "axes" if (b.get("axis"), b.get("axisa"), b.get("axisb"),
                                                  b.get("axisc")) != (None, -1, -1, -1) else ""),
-                      Matrices(("a", "b"), (1, 1)), WHOLE("a", "b")),
+                      Matrices(("a", "b"), (1, 1)), WHOLE("a", "b"))),
           standard="linalg.cross"),
-    *rows("linalg.cholesky linalg.det linalg.inv linalg.eig linalg.eigh linalg.eigvals "
-          "linalg.eigvalsh linalg.slogdet linalg.matrix_power",
-          lazy=Matrices(("a",), (2,)), standard="="),
+    # (the namespace's own, per matrix of a stack)
+    *rows("linalg.cholesky linalg.det linalg.inv linalg.eigh linalg.eigvalsh linalg.slogdet",
+          lazy=lambda n: _per_matrix(n, Matrices(("a",), (2,))), standard="="),
+    *rows("linalg.eig linalg.eigvals", lazy=Matrices(("a",), (2,)),
+          note="the namespace has no eig: not the standard's"),
+    *rows("linalg.matrix_power", lazy=Matrices(("a",), (2,)), standard="=",
+          note="its dtype depends on n's sign: integers kept for n >= 0"),
     # (the namespace's own factorizations: TSQR of a tall matrix in row blocks on DASK)
     *rows("linalg.svd linalg.pinv", lazy=lambda n: Unless(
         _compose_linalg.why_not_one_matrix("a", per_matrix={"hermitian": (True,)},
@@ -390,37 +488,49 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("linalg.qr", lazy=Unless(_compose_linalg.why_not_one_matrix("a", per_matrix={"mode": ("raw",)}),
                                    Compose(_compose_linalg.qr), Matrices(("a",), (2,))),
           standard="="),
-    *rows("linalg.svdvals linalg.cond linalg.matrix_norm", lazy=Matrices(("x",), (2,)),
+    *rows("linalg.svdvals linalg.matrix_norm", lazy=lambda n: _per_matrix(n, Matrices(("x",), (2,))),
           standard="="),
-    *rows("linalg.matrix_rank", lazy=Matrices(("A",), (2,)), standard="="),
-    *rows("linalg.solve", Stacks("a", "b", (2, 2)), lazy=Matrices(("a", "b"), (2, 2)),
+    *rows("linalg.cond", lazy=Matrices(("x",), (2,)), standard="svdvals, max / min",
+          note="the namespace has no cond: not the standard's"),
+    *rows("linalg.matrix_rank", lazy=_per_matrix("linalg.matrix_rank", Matrices(("A",), (2,))),
           standard="="),
+    *rows("linalg.solve", Stacks("a", "b", (2, 2)),
+          lazy=_per_matrix("linalg.solve", Matrices(("a", "b"), (2, 2))), standard="="),
     *rows("linalg.lstsq", lazy=Unless(_compose_linalg.why_not_one_matrix("a", ranks={"b": (1, 2)}),
                                       Compose(_compose_linalg.lstsq), WHOLE_VALUES("a", "b")),
           standard="linalg.solve (of the normal equations)"),
     *rows("linalg.multi_dot", lazy=WHOLE("arrays"), standard="matmul, one product at a time"),
-    *rows("linalg.norm", lazy=Own(), standard="linalg.vector_norm or linalg.matrix_norm"),
-    *rows("linalg.vector_norm", lazy=Lanes("x"), standard="="),
+    *rows("linalg.norm", lazy=Unless(_compose_linalg.why_not_norm, Compose(_compose_linalg.norm),
+                                     Own()),
+          standard="linalg.vector_norm or linalg.matrix_norm"),
+    *rows("linalg.vector_norm", lazy=_per_matrix("linalg.vector_norm", Lanes("x")), standard="="),
     *rows("linalg.tensorinv", lazy=WHOLE("a")),
     *rows("linalg.tensorsolve", lazy=WHOLE("a", "b")),
     *rows("linalg.cross", Stacks("x1", "x2", (1, 1), axes=("axis", "axis")),
-          lazy=Unless(_not("axis", -1), Matrices(("x1", "x2"), (1, 1)), WHOLE("x1", "x2")),
+          lazy=_per_matrix("linalg.cross", Unless(_not("axis", -1), Matrices(("x1", "x2"), (1, 1)),
+                                                  WHOLE("x1", "x2"))),
           standard="="),
     *rows("linalg.vecdot", Stacks("x1", "x2", (1, 1), axes=("axis", "axis")),
-          lazy=Unless(_not("axis", -1), Matrices(("x1", "x2"), (1, 1)), WHOLE("x1", "x2")),
+          lazy=_per_matrix("linalg.vecdot", Unless(_not("axis", -1), Matrices(("x1", "x2"), (1, 1)),
+                                                   WHOLE("x1", "x2"))),
           standard="="),
-    *rows("linalg.matmul", Stacks("x1", "x2", (2, 2)), lazy=Own("matmul"), standard="="),
-    *rows("linalg.diagonal linalg.trace", lazy=Matrices(("x",), (2,)), standard="="),
+    *rows("linalg.matmul", Stacks("x1", "x2", (2, 2)), lazy=_product("linalg.matmul", Own("matmul")),
+          standard="="),
+    *rows("linalg.diagonal linalg.trace", lazy=lambda n: _per_matrix(n, Matrices(("x",), (2,))),
+          standard="="),
     *rows("linalg.matrix_transpose", lazy=Compose(_compose.matrix_transpose), standard="="),
-    *rows("linalg.outer", lazy=WHOLE("x1", "x2"), standard="="),
-    *rows("linalg.tensordot", lazy=Own("tensordot"), standard="="),
+    *rows("linalg.outer", lazy=_product("linalg.outer", WHOLE("x1", "x2")), standard="="),
+    *rows("linalg.tensordot", lazy=_product("linalg.tensordot", Own("tensordot")), standard="="),
     # --- fft: NumPy's transform of each lane ------------------------------------------------------
-    *rows("fft.fft fft.ifft fft.rfft fft.irfft fft.hfft fft.ihfft", lazy=Lanes("a"),
-          standard="="),
-    *rows("fft.fft2 fft.ifft2 fft.rfft2 fft.irfft2", lazy=Lanes("a", axis="axes"),
+    *rows("fft.fft fft.ifft fft.rfft fft.irfft fft.hfft fft.ihfft",
+          lazy=lambda n: _own_transform(n, Lanes("a")), standard="="),
+    *rows("fft.fft2 fft.ifft2 fft.rfft2 fft.irfft2",
+          lazy=lambda n: _own_transform(n, Lanes("a", axis="axes")),
           standard="fft.fftn (axes=(-2, -1))"),
-    *rows("fft.fftn fft.ifftn fft.rfftn fft.irfftn", lazy=Lanes("a", axis="axes"), standard="="),
-    *rows("fft.fftshift fft.ifftshift", lazy=Lanes("x", axis="axes"), standard="="),
+    *rows("fft.fftn fft.ifftn fft.rfftn fft.irfftn",
+          lazy=lambda n: _own_transform(n, Lanes("a", axis="axes")), standard="="),
+    *rows("fft.fftshift fft.ifftshift", lazy=lambda n: _own_transform(n, Lanes("x", axis="axes")),
+          standard="="),
     # --- polynomials ------------------------------------------------------------------------------
     *rows("poly", lazy=WHOLE("seq_of_zeros")),
     *rows("polyadd polysub", lazy=WHOLE("a1", "a2")),
@@ -453,11 +563,13 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     *rows("datetime_as_string busday_count busday_offset is_busday", lazy=Value(),
           note="dates: not the standard's dtypes"),
     # --- NumPy's creation functions that dispatch on an array (like=) ----------------------------
-    *rows("linspace", lazy=Own(), standard="linspace"),
+    *rows("linspace", lazy=Own(), standard="linspace",
+          note="bounds that are arrays"),
     *rows("logspace geomspace", lazy=WHOLE("start", "stop"), standard="linspace"),
     # --- numpy.lib --------------------------------------------------------------------------------
     *rows("lib.stride_tricks.sliding_window_view", lazy=Own("lib.stride_tricks.sliding_window_view"),
-          standard="lib.stride_tricks.sliding_window_view"),
+          standard="lib.stride_tricks.sliding_window_view",
+          note="the namespace has no windows"),
     *rows("lib.scimath.sqrt lib.scimath.log lib.scimath.log2 lib.scimath.log10 "
           "lib.scimath.arccos lib.scimath.arcsin lib.scimath.arctanh",
           lazy=Refuse("the result's dtype depends on the values (complex where one is "

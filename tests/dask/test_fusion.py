@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import to_numpy
 from dask.callbacks import Callback
-from test_dask import _polynomial_fill
+from test_indexing import _polynomial_fill
 
 import strict_array as xp
 
