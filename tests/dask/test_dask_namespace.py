@@ -840,3 +840,26 @@ def test_tile_repeats_whole_blocks_not_one_block_per_copy(shape, chunks, reps):
     # an axis in one block stays in one (its copies fit a chunk); a long axis is copied
     copied = math.prod(r for r, n in zip(reps[::-1], x.numblocks[::-1]) if n > 1 and r > 1)
     assert math.prod(out._data.numblocks) <= math.prod(x.numblocks) * copied
+
+
+@pytest.mark.parametrize("chunks", [11, 3, 1, (4, 7)])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_of_values_of_unknown_size_with_empty_blocks(chunks, side):
+    """Values of unknown sizes, one of their blocks empty (a mask's), searched in a sorted
+    array of known or unknown size: NumPy's indices, shape and dtype. (Dask's own
+    searchsorted gives an empty block of a 2-D ``v`` the shape ``(1, 0)``.)"""
+    sorted_ = np.array([0.0, 1, 1, 2, 3, 3, 3, 5, 8, np.nan, np.nan])
+    values = np.array([[1.5, 7.2], [3.3, 0.1], [9.9, 5.5], [2.2, 2.2], [4.4, 4.4]])
+    s = xp.asarray(sorted_, device=xp.DASK, chunks=chunks)
+    s_unknown = s[xp.asarray(np.ones(11, bool), device=xp.DASK, chunks=chunks)]
+    v = xp.asarray(values, device=xp.DASK, chunks=(2, 2))
+    for mask in ([True, True, False, False, True], [False, False, True, True, True], [False] * 5):
+        picked = v[xp.asarray(np.array(mask), device=xp.DASK, chunks=2)]
+        expected = np.searchsorted(sorted_, values[mask], side=side)
+        for x1 in (s, s_unknown):
+            got = np.asarray(xp.searchsorted(x1, picked, side=side))
+            assert got.shape == expected.shape and got.dtype == expected.dtype
+            assert np.array_equal(got, expected)
+    for value in (3.0, np.nan, -1.0, 9.0):
+        got = xp.searchsorted(s, xp.asarray(value, device=xp.DASK), side=side)
+        assert got.shape == () and int(got) == np.searchsorted(sorted_, value, side=side)

@@ -252,17 +252,23 @@ def _searchsorted(
         x1 = take(x1, sorter)
     if not isinstance(x2, da.Array):
         x2 = da.asarray(np.asarray(x2, dtype=x1.dtype))
-    if unknown(x1.shape[0]):  # Dask's block search offsets by the NaN sizes (giving
-        # floats): x1 in one block, searched by NumPy
-        index = tuple(range(1, x2.ndim + 1))
-        return da.blockwise(
-            lambda a, v: np.searchsorted(a, v, side=side), index, whole_axis(x1, 0), (0,),
-            x2, index, concatenate=True, dtype=np.intp, meta=np.empty((0,) * x2.ndim, np.intp),
-        )  # fmt: skip
-    if x2.ndim == 0:  # Dask's block search needs at least one axis
-        found = compat.searchsorted(x1, x2.reshape((1,)), side=side)  # type: ignore[attr-defined]
-        return found.reshape(())
-    return compat.searchsorted(x1, x2, side=side)  # type: ignore[attr-defined]
+    if x2.ndim == 0:
+        return _searchsorted(x1, x2.reshape((1,)), side=side).reshape(())
+    # x1's blocks are consecutive runs of one sorted array, so an insertion index in x1
+    # is the sum of the insertion indices in its blocks: every pair of blocks searched by
+    # NumPy, summed over x1's blocks. Unlike Dask's searchsorted (offsets from x1's
+    # sizes, which may be unknown, and a wrong shape for an empty block of x2), this
+    # needs no size and no block of x1 beside another.
+    index = tuple(range(1, x2.ndim + 1))
+    found = da.blockwise(
+        _searched_in_block, (0, *index), x1, (0,), x2, index, side=side, dtype=np.intp,
+        adjust_chunks={0: 1}, meta=np.empty((0,) * (x2.ndim + 1), np.intp),
+    )  # fmt: skip
+    return found.sum(axis=0, dtype=np.intp)
+
+
+def _searched_in_block(block: np.ndarray, values: np.ndarray, side: str) -> np.ndarray:
+    return np.searchsorted(block, values, side=side)[np.newaxis]  # type: ignore[call-overload,no-any-return]
 
 
 def auto_chunks(shape: tuple, chunks: Any = None) -> Any:
