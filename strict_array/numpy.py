@@ -132,7 +132,7 @@ class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
                         v = v.view(np.ndarray)
                     elif t is np.ndarray:
                         n = v.ndim
-                    elif t in PY_SCALARS:
+                    elif t in _SCALARS:
                         n = 0
                     else:
                         break
@@ -157,6 +157,27 @@ class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
                     )
                 ):
                     return _new(ufunc, (a.view(np.ndarray), b.view(np.ndarray)))
+        elif method == "__call__" and not inside and len(inputs) == 2 and len(kwargs) == 1:
+            # an in-place operator (x += y: out=(x,)) with nothing to decide: an operand of
+            # x's rank or a scalar, written into x, given back (NumPy's out= is that array)
+            a, b = inputs
+            out = kwargs.get("out")
+            tb = type(b)
+            if (
+                type(out) is tuple
+                and len(out) == 1
+                and out[0] is a
+                and type(a) is CheckedArray
+                and ufunc.signature is None
+                and (
+                    tb in _SCALARS
+                    or ((tb is CheckedArray or tb is np.ndarray) and b.ndim == a.ndim)
+                )
+            ):
+                p = a.view(np.ndarray)
+                b = b.view(np.ndarray) if tb is CheckedArray else b
+                _trampoline(sys._getframe(1))(ufunc, (p, b), {"out": (p,)})
+                return a
         if (
             method == "reduce"
             and not inside
@@ -192,14 +213,15 @@ class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
-        if any(not issubclass(t, np.ndarray) for t in types):
-            return NotImplemented  # another array type (a strict_array.Array, ...) decides
+        for t in types:  # (a loop: a generator expression costs more for these few)
+            if not issubclass(t, np.ndarray):
+                return NotImplemented  # another array type (a strict_array.Array, ...) decides
         return _checked_call(func, row_of(func), args, kwargs)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         t = type(value)
-        if t in PY_SCALARS:
+        if t in _SCALARS:
             pass  # (the common values: a scalar fills any region)
         elif (t is CheckedArray or t is np.ndarray) and (
             not value.ndim or (type(key) is int and value.ndim == self.ndim - 1)
@@ -213,8 +235,13 @@ class CheckedArray(np.ndarray, metaclass=_NumPyNamed):
 _ARRAYS = (CheckedArray, np.ndarray)
 _NUMBERS = frozenset("biufc")
 _SETITEM = np.ndarray.__setitem__
+#: Python's numbers and NumPy's number scalars: 0-d operands, which broadcast freely and
+#: are never another library's array (``x == np.float64(2.0)``, ``x[i] = np.intp(3)``)
+_SCALARS = PY_SCALARS | frozenset(
+    t for t in set(np.sctypeDict.values()) if np.dtype(t).kind in "biufc"
+)
 #: the operands that are never another library's array (NEP 13): no need to ask
-_PLAIN_OPERANDS = frozenset({CheckedArray, np.ndarray, type(None), *PY_SCALARS})
+_PLAIN_OPERANDS = frozenset({CheckedArray, np.ndarray, type(None), *_SCALARS})
 
 
 # --- Python's operator protocol, as for a plain ndarray ------------------------------------------
@@ -238,14 +265,14 @@ def _binary_operator(name: str, reflected: str, ufunc: np.ufunc | None) -> Calla
         fast = not _inside.get()
         if fast and comparison:
             fast = self.dtype.kind in _NUMBERS and (
-                t in PY_SCALARS
+                t in _SCALARS
                 or ((t is CheckedArray or t is np.ndarray) and other.dtype.kind in _NUMBERS)
             )
         if fast and ufunc is not None:
             if t is CheckedArray:
                 if other.ndim == self.ndim:
                     return _new(ufunc, (self.view(np.ndarray), other.view(np.ndarray)))
-            elif t in PY_SCALARS or (t is np.ndarray and other.ndim == self.ndim):
+            elif t in _SCALARS or (t is np.ndarray and other.ndim == self.ndim):
                 return _new(ufunc, (self.view(np.ndarray), other))
         if t not in _PLAIN_OPERANDS and isinstance(other, np.ndarray) and \
                 not isinstance(other, CheckedArray):  # fmt: skip
@@ -382,7 +409,7 @@ def _plain(value: Any, views: dict[int, Any]) -> Any:
         items: list[Any] | None = None
         for i, v in enumerate(value):
             tv = type(v)
-            if tv is np.ndarray or tv in PY_SCALARS:
+            if tv is np.ndarray or tv in _SCALARS:
                 continue  # (the common items, at the cost of two tests)
             if tv is CheckedArray:  # (the commonest, without a call)
                 p = v.view(np.ndarray)
@@ -521,8 +548,8 @@ def _new(ufunc: np.ufunc, args: Any) -> Any:
     on operands of one rank): ``ufunc(*args)`` at the caller's line (:func:`_at_caller`),
     its new arrays checked and owning their data (:func:`_owned`), in one call."""
     value = _trampoline(sys._getframe(2))(ufunc, args, _NO_KEYWORDS)
-    if type(value) is np.ndarray and value.base is None and value.itemsize and \
-            value.flags.owndata:  # fmt: skip
+    # (a ufunc's new array, no out=: NumPy's own allocation, which owns its data)
+    if type(value) is np.ndarray and value.base is None and value.itemsize:
         return value.view(CheckedArray).copy(order="K")
     if type(value) is tuple:
         return tuple(_owned(r) for r in value)
@@ -552,8 +579,11 @@ class _Patched:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         function = self.__wrapped__
-        if _inside.get() or sys._getframe(1).f_globals.get("__name__", "").startswith(_PACKAGE):
-            return function(*args, **kwargs)  # NumPy's internals, or strict_array's own code
+        if _inside.get():
+            return function(*args, **kwargs)  # NumPy's internals
+        site = sys._getframe(1)
+        if site.f_globals.get("__name__", "").startswith(_PACKAGE):
+            return function(*args, **kwargs)  # strict_array's own code
         if function in _AS_IT_IS and not kwargs and len(args) == 1 and type(args[0]) is \
                 CheckedArray:  # fmt: skip
             return args[0]  # (NumPy gives a NumPy array back as it is)
@@ -561,7 +591,7 @@ class _Patched:
             return function(*args, **kwargs)  # another array type's call: NumPy dispatches
         # (a checked array's call: what its __array_function__ does, without NumPy's dispatch;
         # a function that takes data, not arrays, np.array's list of objects, keeps it whole)
-        return _checked_call(function, self._row, args, kwargs, deep=self._dispatched)
+        return _checked_call(function, self._row, args, kwargs, self._dispatched, site)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.__wrapped__, name)
@@ -586,13 +616,14 @@ class _Patched:
 
 
 def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
-                  deep: bool = True) -> Any:  # fmt: skip
+                  deep: bool = True, site: types.FrameType | None = None) -> Any:  # fmt: skip
     """A NumPy function's call, checked by its row, computed by NumPy's own function on
     the plain arrays, as for any NumPy array (its internals broadcast as they need, its
     scalars are scalars, ``out=`` its own), at the caller's line; the arrays it makes
     come back checked, and a checked argument it gives back (its view, ``out=``) is that
     very argument. ``deep=False``: a function of data (``np.array``'s list of objects)
-    converts its checked arguments only, not what their lists hold."""
+    converts its checked arguments only, not what their lists hold. ``site``: the
+    caller's frame, where the caller has it (else the first frame outside this module)."""
     __tracebackhide__ = True
     views: dict[int, Any] = {}
     if deep:
@@ -611,11 +642,12 @@ def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[s
                     # its __array_ufunc__, NumPy's subclassing pattern): they stay plain
                     return function(*args, **kwargs)
                 checked = checked or isinstance(v, CheckedArray)
-        if checked:
-            plain_args = tuple(_plain(v, views) if isinstance(v, CheckedArray) else v
-                               for v in args)  # fmt: skip
-            plain_kwargs = {k: _plain(v, views) if isinstance(v, CheckedArray) else v
-                            for k, v in kwargs.items()}  # fmt: skip
+        if checked:  # (comprehensions of lists: a generator expression costs more)
+            plain_args = tuple([_plain(v, views) if isinstance(v, CheckedArray) else v
+                                for v in args])  # fmt: skip
+            if kwargs:
+                plain_kwargs = {k: _plain(v, views) if isinstance(v, CheckedArray) else v
+                                for k, v in kwargs.items()}  # fmt: skip
     if _inside.get():  # (NumPy's internals, given a checked array by a callback)
         return function(*plain_args, **plain_kwargs)
     if row is not None and row.rules:
@@ -623,9 +655,10 @@ def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[s
         plain_args, plain_kwargs = _rules.with_callbacks(
             row.rules, function, plain_args, plain_kwargs, _checked_callback
         )
+    at = _trampoline(sys._getframe(1) if site is None else site)
     token = _inside.set(True)
     try:
-        result = _at_caller(function, plain_args, plain_kwargs)
+        result = at(function, plain_args, plain_kwargs)
     finally:
         _inside.reset(token)
     return _checked_results(result, views, given=(args, kwargs))
@@ -864,13 +897,14 @@ def _replacements() -> dict[tuple[Any, str], Any]:
     for module in (np.random, np.random.mtrand):  # (emcee's spelling: mtrand)
         found[(module, "RandomState")] = CheckedRandomState
     found[(np.random, "Generator")] = CheckedGenerator
-    legacy = np.random.mtrand._rand
-    for name in dir(np.random):
-        obj = getattr(np.random, name)
-        if getattr(obj, "__self__", None) is legacy and not name.startswith("_"):
-            found[(np.random, name)] = _CheckedMethod(
-                obj, GENERATORS.get(f"random.RandomState.{name}")
-            )
+    legacy = np.random.mtrand._rand  # (NumPy's legacy functions: its methods, under both
+    for module in (np.random, np.random.mtrand):  # modules' names)
+        for name in dir(module):
+            obj = getattr(module, name)
+            if getattr(obj, "__self__", None) is legacy and not name.startswith("_"):
+                found[(module, name)] = _CheckedMethod(
+                    obj, GENERATORS.get(f"random.RandomState.{name}")
+                )
     return found
 
 

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import pytest
@@ -111,17 +111,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def _checked_options(config: pytest.Config) -> dict[str, Any]:
-    """Every option, validated: a bad value is pytest's usage error, naming it."""
+def _checked_options(config: pytest.Config, option: Callable[[str], Any]) -> dict[str, Any]:
+    """Every option (read by ``option(name)``), validated: a bad value is pytest's usage
+    error, naming it."""
     from . import _policy
     from ._audit_report import package_roots
 
     root = str(config.rootpath)
-    options: dict[str, Any] = {"mode": config.getoption("rank_promotion", default=None)}
-    text = config.getoption("rank_promotion_policy", default=None)
-    under = config.getoption("rank_promotion_under", default=None)
-    report = config.getoption("rank_promotion_report", default=None)
-    baseline = config.getoption("rank_promotion_baseline", default=None)
+    options: dict[str, Any] = {"mode": option("rank_promotion")}
+    text = option("rank_promotion_policy")
+    under = option("rank_promotion_under")
+    report = option("rank_promotion_report")
+    baseline = option("rank_promotion_baseline")
     try:
         options["policy"] = None if text is None else _policy.parse_policy(text, f"{text!r}")
     except ValueError as e:
@@ -155,14 +156,35 @@ def _checked_options(config: pytest.Config) -> dict[str, Any]:
     return options
 
 
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None, Any, None]:
+    # the session's settings, and the NumPy-code mode, in force before the initial
+    # conftest.py files load: what they make at import (a module-level random generator,
+    # arrays, NumPy's functions imported by name) is checked, by the session's mode
+    known = early_config.known_args_namespace
+    _start(early_config, lambda name: getattr(known, name, None))
+    outcome = yield
+    if outcome.excinfo is not None:  # (no session follows: nothing stays switched on)
+        _stop()
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    options = _checked_options(config)
+    # (here where the plugin was registered after the initial conftest.py files loaded)
+    _start(config, lambda name: config.getoption(name, default=None))
+
+
+def _start(config: pytest.Config, option: Callable[[str], Any]) -> None:
+    """The session's settings, once per session (``config``), from ``option(name)``."""
+    if _STATE.get("config") is config:
+        return
+    options = _checked_options(config, option)
+    _STATE["config"] = config
     # strict_array's own test suite (its checkout is the rootdir) keeps the frames
     checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     _STATE["hide_frames"] = checkout != str(config.rootpath)
     if _STATE["hide_frames"]:
         _mark_library_modules()
-    if config.getoption("rank_promotion_numpy", default=False):
+    if option("rank_promotion_numpy"):
         from .numpy import checking
 
         _STATE["numpy"] = checking()
@@ -189,6 +211,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    _stop()
+
+
+def _stop() -> None:
+    """The session's settings undone, as they were before it."""
     if "numpy" in _STATE:
         _STATE.pop("numpy").__exit__(None, None, None)
     if "audit" in _STATE:

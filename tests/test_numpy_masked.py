@@ -51,3 +51,37 @@ def test_a_strict_array_has_no_mask_outside_numpy_ma():
         x._mask  # noqa: B018
     assert not hasattr(x, "_mask")
     assert np.ma.getmask(x) is np.ma.nomask  # np.ma's own question: no mask
+
+
+#: np.ma's calls that read an operand's data before its mask (``getdata`` first)
+DATA_FIRST = {
+    "numpy.ma.getdata": lambda a: np.ma.getdata(a),
+    "numpy.ma.sqrt": lambda a: np.ma.sqrt(a),
+    "numpy.ma.allclose": lambda a: np.ma.allclose(a, a),
+    "numpy.ma.ndim": lambda a: np.ma.ndim(a),
+}
+
+
+@pytest.mark.parametrize("name", DATA_FIRST)
+def test_numpy_ma_reading_the_data_first_is_refused_by_name_on_a_lazy_device(name):
+    call = DATA_FIRST[name]
+    plain = np.arange(6.0).reshape(2, 3)
+    x = xp.asarray(plain, device=xp.DASK)
+    with pytest.raises(TypeError, match=f"^{name}: numpy.ma computes on an operand's data"):
+        call(x)  # (not the lazy data itself, given out or computed on)
+    cpu = call(xp.asarray(plain))  # CPU: NumPy's value, as for np.asarray(x)
+    np.testing.assert_array_equal(cpu, call(plain))
+    assert type(cpu) is type(call(plain))
+
+
+def test_numpy_ma_getdata_on_cpu_is_numpys_array_of_the_data():
+    plain = np.arange(6.0).reshape(2, 3)
+    x = xp.asarray(plain)
+    for subok in (True, False):
+        got = np.ma.getdata(x, subok=subok)
+        assert type(got) is np.ndarray
+        np.testing.assert_array_equal(got, np.asarray(x))
+    with pytest.raises(TypeError, match=r"^numpy.ma.getdata: .*compute first"):
+        np.ma.getdata(xp.asarray(plain, device=xp.DASK), subok=False)
+    assert np.ma.getdata is np.ma.core.getdata is np.ma.extras.getdata  # (one, everywhere)
+    assert np.ma.getdata.__name__ == "getdata" and np.ma.getdata.__module__ == "numpy.ma.core"

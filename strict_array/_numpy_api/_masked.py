@@ -8,13 +8,17 @@ reads of every operand is the one place strict_array is asked: there, the np.ma 
 that asks (the outermost ``numpy.ma`` frame) is checked by the rules of NumPy's own
 name (the ufunc of ``np.ma.add``, the row of ``np.where`` for ``np.ma.where``), once per
 call, by the one interpreter (:mod:`._rules`); then np.ma goes on, with no mask.
+np.ma's ``getdata`` (``np.ma.getdata(x)``, and np.ma's functions that read the data
+before the mask) asks too, in place of NumPy's.
 On a device whose data is not NumPy's (``DASK``), np.ma cannot give NumPy's value (it
 would compute on the lazy data itself), so the call is refused by name with the fix.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -52,24 +56,37 @@ def _mask(self: Array) -> Any:
     return np.ma.nomask
 
 
-def _check(frame: FrameType, array: Array) -> None:
+def _operation(frame: FrameType) -> tuple[str, dict[str, Any], Any]:
+    """The np.ma call that ``frame`` runs: its dotted name, its arguments by name, and
+    the callable object it is a method of (np.ma's ``add``, ``mean``), if any."""
     code = frame.f_code
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     values = {n: frame.f_locals[n] for n in names if n in frame.f_locals}
     owner = values.pop("self", None)
-    ufunc = getattr(owner, "f", None)
     if code.co_name == "__call__" and isinstance(getattr(owner, "__name__", None), str):
         op = f"{_MA}.{owner.__name__}"  # (np.ma's callable objects: np.ma.add, np.ma.mean)
     elif code.co_name == "__new__":
         op = f"{_MA}.{values.pop('cls').__name__}"
     else:
         op = f"{_MA}.{code.co_name}"
+    return op, values, owner
+
+
+def _refuse_lazy(op: str, array: Array) -> None:
+    """np.ma on a device whose data is not NumPy's: refused by name, with the fix."""
     if not array._device.host:
         raise TypeError(
             f"{op}: numpy.ma computes on an operand's data itself, which on "
             f"{array._device!r} is lazy, so it cannot give NumPy's value; compute first: "
             f"{op}(np.asarray(x)), or move the array: x.to_device(strict_array.CPU)."
         )
+
+
+def _check(frame: FrameType, array: Array) -> None:
+    code = frame.f_code
+    op, values, owner = _operation(frame)
+    ufunc = getattr(owner, "f", None)
+    _refuse_lazy(op, array)
     if isinstance(ufunc, np.ufunc) and code.co_name == "__call__":
         operands = [v for n, v in values.items() if n in ("a", "b")]
         _rules.check_ufunc(ufunc, "__call__", operands, {}, name=op)
@@ -90,6 +107,36 @@ def _check(frame: FrameType, array: Array) -> None:
     _rules.check(op, row.rules, numpys, tuple(args), kwargs)
 
 
+def _data_reader(getdata: Callable[..., Any]) -> Callable[..., Any]:
+    """np.ma's ``getdata``, which reads an operand's data without its mask (the public
+    ``np.ma.getdata(x)`` and np.ma's functions that read the data first): a strict array's
+    ``_data`` on a device whose data is not NumPy's is refused by the name of the np.ma
+    call (``numpy.ma.getdata``, or the np.ma function that asks), as its mask would be,
+    rather than given out lazy; on the CPU device it is NumPy's array, as
+    ``np.asarray(x)`` is."""
+
+    @functools.wraps(getdata)
+    def reader(a: Any, subok: bool = True) -> Any:
+        if type(a) is Array and not a._device.host:
+            frame = _asking_frame()
+            _refuse_lazy(f"{_MA}.getdata" if frame is None else _operation(frame)[0], a)
+        return getdata(a, subok)
+
+    reader.__wrapped_getdata__ = getdata  # type: ignore[attr-defined]
+    return reader
+
+
 def install_mask() -> None:
-    """Attach ``_mask`` to :class:`Array` (np.ma's question, see the module's docstring)."""
+    """Attach ``_mask`` to :class:`Array` (np.ma's question, see the module's docstring),
+    and make np.ma's ``getdata`` ask the same (in each of np.ma's modules that hold it)."""
     Array._mask = property(_mask)  # type: ignore[attr-defined]
+    import numpy.ma  # noqa: F401  (np.ma's modules, loaded: their getdata is replaced)
+
+    getdata = np.ma.core.getdata
+    if hasattr(getdata, "__wrapped_getdata__"):
+        return  # (installed already)
+    reader = _data_reader(getdata)
+    for name, module in list(sys.modules.items()):
+        if (name == _MA or name.startswith(_MA + ".")) and \
+                getattr(module, "getdata", None) is getdata:  # fmt: skip
+            module.getdata = reader  # type: ignore[attr-defined]

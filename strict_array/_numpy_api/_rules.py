@@ -232,10 +232,52 @@ def _values(func: Any, params: tuple[str, ...], args: Sequence[Any],
 
 
 # --- the interpreter -----------------------------------------------------------------------
+#: arguments that are never an operand of another rank: a scalar's rank broadcasts freely
+_INERT = frozenset({*PY_SCALARS, type(None), str, type, np.dtype})
+
+
+def _ranks_decide(rules: Sequence[Rule]) -> bool:
+    """Whether ``rules`` have nothing to decide when all array arguments have one rank:
+    operands that broadcast together, values written into a target (a promotion is
+    between ranks); not stacks (their cores may differ) nor the others. Kept per rules
+    object (a table row's), by its id: hashing the rules would cost more than this."""
+    hit = _RANKS_DECIDE.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    decides = all(type(rule) is Broadcast or type(rule) is Assign for rule in rules)
+    _RANKS_DECIDE[id(rules)] = (rules, decides)  # (the rules kept: their id stays theirs)
+    return decides
+
+
+_RANKS_DECIDE: dict[int, tuple[Sequence[Rule], bool]] = {}
+
+
+def _one_rank(args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
+    """Whether every argument is an array of one rank (0-d ones aside) or a scalar; False
+    for anything else (a list: its shape is NumPy's to read), where :func:`check` reads
+    the call."""
+    rank = 0
+    for v in (*args, *kwargs.values()) if kwargs else args:
+        t = type(v)
+        if t in _INERT:
+            continue
+        if t is Array or isinstance(v, np.ndarray):
+            n = v.ndim
+            if n and n != rank:
+                if rank:
+                    return False
+                rank = n
+        elif not isinstance(v, np.generic):
+            return False
+    return True
+
+
 def check(op: str, rules: Sequence[Rule], func: Any, args: Sequence[Any],
           kwargs: dict[str, Any]) -> None:  # fmt: skip
     """Decide every rank promotion of a call of NumPy's ``func`` by its ``rules``
     (``op`` names it in errors and audits: ``"numpy.where"``)."""
+    if _ranks_decide(rules) and _one_rank(args, kwargs):
+        return  # (the common call: arrays of one rank and scalars, nothing to decide)
     for rule in rules:
         if type(rule) is Broadcast:
             pairs = _values(func, rule.params, args, kwargs)
