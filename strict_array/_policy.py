@@ -66,6 +66,7 @@ from ._broadcasting import (
 )
 from ._caller import caller, in_packages
 from ._errors import RankPromotionError, RankPromotionWarning
+from ._settings import answer_sizes_by
 from ._typing import Shape
 
 __all__ = [
@@ -467,6 +468,9 @@ def sizes_known_here(packages: Iterable[str] | None = None) -> bool:
         return False
     frame, _ = caller()
     return frame is not None and in_packages(frame.f_globals.get("__name__", ""), packages)
+
+
+answer_sizes_by(sizes_known_here)
 
 
 def _decide(p: Promotion) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -124,6 +124,29 @@ _known_sizes: ContextVar[bool | None] = ContextVar("strict_array_known_sizes", d
 def current_known_sizes() -> bool | None:
     """The known-sizes setting in force here (None: the backend's default)."""
     return _known_sizes.get()
+
+
+# The packages whose data-dependent sizes are computed at once are the rank-promotion
+# policy's to name; the policy sits above the backends, so it hands its question down
+# here when it loads, and a lazy backend asks it without importing the policy.
+def _no_package(packages: Iterable[str] | None = None) -> bool:
+    return False
+
+
+_policy_sizes: list[Callable[[Iterable[str] | None], bool]] = [_no_package]
+
+
+def sizes_known_by_policy(packages: Iterable[str] | None = None) -> bool:
+    """Whether the calling code is in a package whose data-dependent sizes are computed
+    at once: the policy's ``known_sizes``, or ``packages``
+    (:func:`strict_array._policy.sizes_known_here`)."""
+    return _policy_sizes[0](packages)
+
+
+def answer_sizes_by(question: Callable[[Iterable[str] | None], bool]) -> None:
+    """Install the policy's question for :func:`sizes_known_by_policy` (done once, by
+    :mod:`strict_array._policy` as it loads)."""
+    _policy_sizes[0] = question
 
 
 @contextlib.contextmanager

@@ -31,8 +31,12 @@ import dask.array as da
 import numpy as np
 from dask.utils import parse_bytes
 
-from ..._policy import sizes_known_here
-from ..._settings import current_known_sizes, current_planning, show_progress
+from ..._settings import (
+    current_known_sizes,
+    current_planning,
+    show_progress,
+    sizes_known_by_policy,
+)
 from . import _keep, _plan
 from ._basics import (
     bytes_in_memory,
@@ -278,7 +282,7 @@ def sizes_asked() -> bool:
         return asked
     if dask.config.get(KNOWN_SIZES_KEY, False):
         return True
-    return sizes_known_here(_packages_of_the_alias())
+    return sizes_known_by_policy(_packages_of_the_alias())
 
 
 def _packages_of_the_alias() -> list[str] | None:
