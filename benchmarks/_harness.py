@@ -280,7 +280,7 @@ def command_line(argv: Sequence[str]) -> str:
 
 def source_commit() -> str | None:
     """The repository's short commit, with ``+changes`` when ``strict_array/`` or
-    ``benchmarks/`` differ from it (the code a result was measured on)."""
+    the benchmarks' code differ from it (the code a result was measured on)."""
     root = RESULTS.parent.parent
 
     def git(*args: str) -> str:
@@ -288,7 +288,9 @@ def source_commit() -> str | None:
         return out.stdout.strip()
 
     head = git("rev-parse", "--short", "HEAD")
-    dirty = git("status", "--porcelain", "--untracked-files=no", "--", "strict_array", "benchmarks")
+    dirty = git(
+        "status", "--porcelain", "--untracked-files=no", "--", "strict_array", "benchmarks/*.py"
+    )
     return (head + ("+changes" if dirty else "")) or None
 
 
