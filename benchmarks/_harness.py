@@ -247,16 +247,17 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str
 
 
 # --- results files ---------------------------------------------------------------------
-def add_results_option(parser: Any, name: str) -> None:
+def add_results_option(parser: Any) -> None:
     """``--results [FILE]``: write the run's tables to FILE, by default
-    ``benchmarks/results/NAME.json``, the file the documentation's tables are made of."""
+    ``benchmarks/results/NAME.json`` (:class:`Results`), the file the documentation's
+    tables are made of."""
     parser.add_argument(
         "--results",
         nargs="?",
-        const=str(RESULTS / f"{name}.json"),
+        const=True,
         default=None,
         metavar="FILE",
-        help=f"write the run's tables to FILE (default benchmarks/results/{name}.json, "
+        help="write the run's tables to FILE (default benchmarks/results/NAME.json, "
         "which the documentation shows)",
     )
 
@@ -322,10 +323,12 @@ class Results:
         )
         return f"{title}\n{table(headers, rows, align)}"
 
-    def write(self, path: str | None) -> None:
-        """Write the results file (nothing when ``path`` is None: no ``--results``)."""
-        if path is None:
+    def write(self, path: str | bool | None) -> None:
+        """Write the results file to ``path``, or to ``benchmarks/results/NAME.json``
+        when it is True (``--results`` without a file); nothing when it is None."""
+        if path is None or path is False:
             return
+        out = RESULTS / f"{self.name}.json" if path is True else Path(path)
         record = {
             "benchmark": self.name,
             "command": command_line(sys.argv),
@@ -334,9 +337,9 @@ class Results:
             "environment": self.environment,
             "tables": self.tables,
         }
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", "utf-8")
-        print(f"results: {path}")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", "utf-8")
+        print(f"results: {out}")
 
 
 def verdict(ok: bool | None) -> str:

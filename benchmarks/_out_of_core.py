@@ -404,9 +404,8 @@ def agree(values: dict[str, list[float]], rtol: float = 1e-9) -> dict[str, bool]
     return {k: bool(np.allclose(np.asarray(v), ref, rtol=rtol, atol=0)) for k, v in values.items()}
 
 
-def parse_args(doc: str, name: str, default_gib: float, default_repeats: int = 1) -> Any:
-    """The command line shared by the two scripts (``--run`` and the rest: the child);
-    ``name`` names the results file (``benchmarks/results/NAME.json``)."""
+def parse_args(doc: str, default_gib: float, default_repeats: int = 1) -> Any:
+    """The command line shared by the two scripts (``--run`` and the rest: the child)."""
     import argparse
 
     from _harness import add_results_option
@@ -430,13 +429,13 @@ def parse_args(doc: str, name: str, default_gib: float, default_repeats: int = 1
     p.add_argument("--run", help=argparse.SUPPRESS)
     p.add_argument("--path", help=argparse.SUPPRESS)
     p.add_argument("--cluster", action="store_true", help=argparse.SUPPRESS)
-    add_results_option(p, name)
+    add_results_option(p)
     return p.parse_args()
 
 
 def header(doc: str, name: str, *extra: str) -> Any:
     """The first lines of a report: what, versions, planner threshold; returns the
-    run's :class:`_harness.Results` named ``name``."""
+    run's :class:`_harness.Results` named ``name`` (its file's name)."""
     import dask
     from _harness import Results
 

@@ -45,7 +45,7 @@ NATURAL, BY_HAND, DASK_NATURAL, DASK_BY_HAND = CONTENDERS
 
 
 def main() -> None:
-    args = parse_args(__doc__, "cluster", default_gib=2.0)
+    args = parse_args(__doc__, default_gib=2.0)
     if run_child_if_asked(args):
         return
     import distributed

@@ -282,7 +282,7 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=2, help="threads of the Dask scheduler")
     p.add_argument("--skip-part1", action="store_true")
     p.add_argument("--child", choices=("raw", "strict"), help=argparse.SUPPRESS)
-    add_results_option(p, "dask_overhead")
+    add_results_option(p)
     args = p.parse_args()
     if args.big:
         args.rows, args.cols, args.row_chunk, args.v_chunk, args.rss = (

@@ -68,10 +68,12 @@ NATURAL, BY_HAND, DASK_NATURAL, DASK_BY_HAND = CONTENDERS
 
 
 def main() -> None:
-    args = parse_args(__doc__, "out_of_core", default_gib=1.0)
+    args = parse_args(__doc__, default_gib=1.0)
     if run_child_if_asked(args):
         return
-    results = header(__doc__, "out_of_core", f"Dask threaded scheduler, {args.workers} workers")
+    # the workload classes alone have a results file of their own
+    name = "out_of_core_workloads" if args.job == "workloads" else "out_of_core"
+    results = header(__doc__, name, f"Dask threaded scheduler, {args.workers} workers")
     with Input(args.dir, args.gib) as (path, nbytes):
         if args.job in ("canonical", "both"):
             canonical(args, path, nbytes, results)

@@ -65,7 +65,7 @@ def main() -> None:
     p.add_argument("--groups", type=int, default=7, help="groups for min of medians")
     p.add_argument("--workers", type=int, default=2, help="threads of the Dask scheduler")
     p.add_argument("--no-dask", action="store_true", help="skip the Dask part")
-    add_results_option(p, "sum_to")
+    add_results_option(p)
     args = p.parse_args()
     dask.config.set(scheduler="threads", num_workers=args.workers)
     results = Results("sum_to")
