@@ -59,6 +59,25 @@ def xfail_entries(path: str | None) -> int:
     return sum(1 for line in lines if line.strip() and not line.lstrip().startswith("#"))
 
 
+def failure(test: dict[str, Any]) -> dict[str, str]:
+    """A failed test: its id and why, in one line (a hypothesis deadline exceeded on a
+    loaded machine said as such: such a test passes when run again)."""
+    stage = next(
+        (
+            test[s]
+            for s in ("setup", "call", "teardown")
+            if test.get(s, {}).get("outcome") != "passed"
+        ),
+        {},
+    )
+    text = str(stage.get("longrepr", ""))
+    if "DeadlineExceeded" in text:
+        reason = "hypothesis deadline exceeded"
+    else:
+        reason = (stage.get("crash") or {}).get("message", "").split("\n")[0][:160]
+    return {"test": test["nodeid"], "reason": reason}
+
+
 def summary(report: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
     """The run's summary: its settings, its counts, and the tests that failed."""
     import strict_array as xp
@@ -66,7 +85,8 @@ def summary(report: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
     suite = env.get("ARRAY_API_TESTS_DIR", "")
     counts = report.get("summary", {})
     failed = sorted(
-        t["nodeid"] for t in report.get("tests", []) if t.get("outcome") in ("failed", "error")
+        (failure(t) for t in report.get("tests", []) if t.get("outcome") in ("failed", "error")),
+        key=lambda f: f["test"],
     )
     created = report.get("created")
     date = (
