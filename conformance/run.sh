@@ -107,6 +107,9 @@ if [[ -z "${RESULTS:-}" && $# -eq 0 ]]; then
 fi
 [[ -n "${RESULTS:-}" ]] && RESULTS="$(realpath -m "$RESULTS")"  # before the cd below
 export RUN_NAME="$run" XFAILS="$xfails" MAX_EXAMPLES="${MAX_EXAMPLES:-100}" JOBS="${JOBS:-2}"
+# the code under test, read before the run (the checkout may move on while it runs)
+SOURCE_COMMIT="$("$python" "$here/summary.py" --commit)"
+export SOURCE_COMMIT
 export ARRAY_API_TESTS_MODULE=strict_array
 export STRICT_ARRAY_RANK_PROMOTION="$mode"
 export STRICT_ARRAY_DEVICE="$device"

@@ -3,11 +3,13 @@
 usage: python conformance/summary.py REPORT OUT
   REPORT  the run's pytest-json-report file (the suite requires the plugin)
   OUT     the summary to write, ``conformance/results/<run>.json``
+       python conformance/summary.py --commit
+  prints the commit of the code under test (``run.sh`` reads it before the run)
 
 The run's settings come from the environment ``run.sh`` exported (``RUN_NAME``,
 ``STRICT_ARRAY_DEVICE``, ``STRICT_ARRAY_RANK_PROMOTION``, ``API_VERSION``, ``NO_DDS``,
-``MAX_EXAMPLES``, ``JOBS``, ``ARRAY_API_TESTS_DIR``, ``XFAILS``); the versions from the
-interpreter that ran the suite. The documentation's conformance table is generated from
+``MAX_EXAMPLES``, ``JOBS``, ``ARRAY_API_TESTS_DIR``, ``XFAILS``, ``SOURCE_COMMIT``); the
+versions from the interpreter that ran the suite. The documentation's conformance table is generated from
 these files (``docs/_ext/generated_tables.py``): a figure there is never typed by hand.
 """
 
@@ -110,7 +112,7 @@ def summary(report: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
         "failures": failed,
         "minutes": round(report.get("duration", 0.0) / 60, 1),
         "date": date.strftime("%Y-%m-%d"),
-        "strict_array": commit(ROOT, "strict_array"),
+        "strict_array": env.get("SOURCE_COMMIT") or commit(ROOT, "strict_array"),
         "suite": git(suite, "rev-parse", "--short", "HEAD") if suite else None,
         "spec": git(Path(suite) / "array-api", "rev-parse", "--short", "HEAD") if suite else None,
         "versions": {
@@ -121,6 +123,9 @@ def summary(report: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
+    if argv == ["--commit"]:
+        print(commit(ROOT, "strict_array") or "")
+        return 0
     if len(argv) != 2:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
