@@ -304,6 +304,7 @@ class Results:
     def __init__(self, name: str) -> None:
         self.name = name
         self.environment = environment()
+        self.commit = source_commit()  # the code measured: the checkout may move on
         self.tables: list[dict[str, Any]] = []
 
     def table(
@@ -333,7 +334,7 @@ class Results:
             "benchmark": self.name,
             "command": command_line(sys.argv),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "commit": source_commit(),
+            "commit": self.commit,
             "environment": self.environment,
             "tables": self.tables,
         }
