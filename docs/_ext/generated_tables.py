@@ -167,11 +167,10 @@ def benchmark_tables(name: str, results: dict[str, Any] | None) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _flags(run: dict[str, Any]) -> str:
-    flags = [f"API {run['api_version']}"]
-    if run["no_dds"]:
-        flags.append("no data-dependent shapes")
-    return ", ".join(flags)
+def run_label(run: dict[str, Any]) -> str:
+    """A conformance run as the table names it: device, mode and flags."""
+    label = f"`{run['device'].upper()}`, `{run['mode']}`, API {run['api_version']}"
+    return label + (", no data-dependent shapes" if run["no_dds"] else "")
 
 
 def _run_order(run: dict[str, Any]) -> tuple[Any, ...]:
@@ -186,24 +185,24 @@ def _run_order(run: dict[str, Any]) -> tuple[Any, ...]:
 def conformance_table(runs: list[dict[str, Any]]) -> str:
     """The table of ``conformance.md``: one line per run's summary (``run.sh`` writes
     one per device, mode and flag set), its outcome counts and when it was made; then
-    the suite's commit, the versions, and every failed test by name."""
+    the suite's commit, the examples per test, the versions, and every failed test by
+    name. The examples per test get a column only when the runs differ in them."""
     if not runs:
         return "No runs recorded yet: `conformance/run.sh MODE DEVICE` writes them.\n"
     runs = sorted(runs, key=_run_order)
-    headers = ["device", "mode", "flags", "examples", "passed", "xfailed", "xpassed"]
-    headers += ["failed", "skipped", "measured"]
+    examples = sorted({r["examples"] for r in runs})
+    headers = ["run", *(["examples"] if len(examples) > 1 else [])]
+    headers += ["passed", "xfailed (listed)", "xpassed", "failed", "skipped", "measured"]
     rows = [
         [
-            f"`{r['device'].upper()}`",
-            f"`{r['mode']}`",
-            _flags(r),
-            str(r["examples"]),
+            run_label(r),
+            *([str(r["examples"])] if len(examples) > 1 else []),
             str(r["passed"]),
-            f"{r['xfailed']} (of {r['xfail_entries']} listed)",
+            f"{r['xfailed']} ({r['xfail_entries']})",
             str(r["xpassed"]),
             str(r["failed"] + r["error"]),
             str(r["skipped"]),
-            f"{r['date']}, `{r['strict_array']}`, {r['minutes']:g} min",
+            f"{r['date']}, `{r['strict_array']}`",
         ]
         for r in runs
     ]
@@ -211,9 +210,12 @@ def conformance_table(runs: list[dict[str, Any]]) -> str:
     versions = sorted({"; ".join(f"{k} {v}" for k, v in r["versions"].items() if v) for r in runs})
     text = markdown_table(headers, rows)
     text += (
-        f"\n\nSuite commit {', '.join(suites)}; {' / '.join(versions)}; "
+        f"\n\nSuite commit {', '.join(suites)}"
+        + (f", {examples[0]} examples per test" if len(examples) == 1 else "")
+        + f"; {' / '.join(versions)}; "
         f"{'/'.join(sorted({str(r['workers']) for r in runs}))} pytest-xdist workers; "
-        "*measured*: the date, the commit of `strict_array` and the run's time "
+        "*xfailed (listed)*: the listed tests that failed as expected (the entries the "
+        "run's lists hold); *measured*: the date and the commit of `strict_array` "
         "(`conformance/results/`).\n"
     )
     failures = [(r, t) for r in runs for t in r["failures"]]
