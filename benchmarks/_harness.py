@@ -262,17 +262,29 @@ def add_results_option(parser: Any) -> None:
     )
 
 
+#: options whose value is a place on the machine that ran: the command names them so
+PLACES = {"--dir": "DIR"}
+
+
 def command_line(argv: Sequence[str]) -> str:
     """The run's command as its results file names it: the script and its arguments
-    without ``--results`` and its file (where the results went is not part of the run)."""
+    without ``--results`` and its file (where the results went is not part of the run),
+    and a directory of the machine named as such (``--dir DIR``)."""
     args = list(argv[1:])
     out = []
     while args:
         a = args.pop(0)
+        option, eq, _ = a.partition("=")
         if a == "--results":
             if args and not args[0].startswith("-"):
                 args.pop(0)
-        elif not a.startswith("--results="):
+        elif option == "--results":
+            pass
+        elif option in PLACES:
+            out += [option, PLACES[option]]
+            if not eq and args:
+                args.pop(0)
+        else:
             out.append(a)
     script = Path(argv[0]).resolve()
     name = f"benchmarks/{script.name}" if script.parent == RESULTS.parent else argv[0]

@@ -492,6 +492,9 @@ def test_results_file_of_a_run(tmp_path, monkeypatch):
     assert harness.command_line(["bench_x.py", "--results", "--repeats", "2"]).endswith(
         "bench_x.py --repeats 2"
     )
+    assert harness.command_line(["b.py", "--dir", "/tmp/d", "--results=f", "--dir=/x"]).endswith(
+        "b.py --dir DIR --dir DIR"
+    )
 
 
 def test_sklearn_status_says_its_size_once():
