@@ -1,7 +1,9 @@
 """The documentation: doctests of the pages, a complete API reference, commands in sync.
 
 Every ``>>>`` example in docs/ (its subfolders too), README.md and the READMEs the site includes runs
-and prints what the page says; every public name of ``strict_array``,
+and prints what the page says (the pages that show ``DASK`` a second time with ``DASK``
+the default device); the tables of figures are generated from results files, never
+typed into a page; every public name of ``strict_array``,
 ``strict_array.linalg`` and ``strict_array.fft`` is documented on an API reference page
 (docs/reference/*.rst); README's commands are the ones .ci/run and the site's index run.
 (The site itself is built with warnings as errors by .ci/run.)
