@@ -17,17 +17,24 @@ of another). Ratios are taken between these times.
 
 from __future__ import annotations
 
+import datetime
 import gc
+import json
 import math
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import threading
 import time
 import timeit
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
+
+#: where each benchmark's ``--results`` file goes; the documentation is generated from it
+RESULTS = Path(__file__).resolve().parent / "results"
 
 
 # --- timing ----------------------------------------------------------------------------
@@ -237,6 +244,115 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str
     ]
     lines += ["| " + " | ".join(r) + " |" for r in cells]
     return "\n".join(lines)
+
+
+# --- results files ---------------------------------------------------------------------
+def add_results_option(parser: Any) -> None:
+    """``--results [FILE]``: write the run's tables to FILE, by default
+    ``benchmarks/results/NAME.json`` (:class:`Results`), the file the documentation's
+    tables are made of."""
+    parser.add_argument(
+        "--results",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="FILE",
+        help="write the run's tables to FILE (default benchmarks/results/NAME.json, "
+        "which the documentation shows)",
+    )
+
+
+#: options whose value is a place on the machine that ran: the command names them so
+PLACES = {"--dir": "DIR"}
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """The run's command as its results file names it: the script and its arguments
+    without ``--results`` and its file (where the results went is not part of the run),
+    and a directory of the machine named as such (``--dir DIR``)."""
+    args = list(argv[1:])
+    out = []
+    while args:
+        a = args.pop(0)
+        option, eq, _ = a.partition("=")
+        if a == "--results":
+            if args and not args[0].startswith("-"):
+                args.pop(0)
+        elif option == "--results":
+            pass
+        elif option in PLACES:
+            out += [option, PLACES[option]]
+            if not eq and args:
+                args.pop(0)
+        else:
+            out.append(a)
+    script = Path(argv[0]).resolve()
+    name = f"benchmarks/{script.name}" if script.parent == RESULTS.parent else argv[0]
+    return " ".join(["python", name, *out])
+
+
+def source_commit() -> str | None:
+    """The repository's short commit, with ``+changes`` when ``strict_array/`` or
+    the benchmarks' code differ from it (the code a result was measured on)."""
+    root = RESULTS.parent.parent
+
+    def git(*args: str) -> str:
+        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+        return out.stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD")
+    dirty = git(
+        "status", "--porcelain", "--untracked-files=no", "--", "strict_array", "benchmarks/*.py"
+    )
+    return (head + ("+changes" if dirty else "")) or None
+
+
+class Results:
+    """The tables a run prints, kept for its results file: ``benchmarks/results/NAME.json``
+    holds the command, the date, the commit, the environment and each table (its title,
+    headers and the cells as printed); the documentation's tables are generated from it.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.environment = environment()
+        self.commit = source_commit()  # the code measured: the checkout may move on
+        self.tables: list[dict[str, Any]] = []
+
+    def table(
+        self,
+        title: str,
+        headers: Sequence[str],
+        rows: Sequence[Sequence[Any]],
+        align: str | None = None,
+    ) -> str:
+        """The table as :func:`table` prints it, under ``title``; kept for the file."""
+        self.tables.append(
+            {
+                "title": title,
+                "headers": [str(h) for h in headers],
+                "rows": [[str(c) for c in r] for r in rows],
+            }
+        )
+        return f"{title}\n{table(headers, rows, align)}"
+
+    def write(self, path: str | bool | None) -> None:
+        """Write the results file to ``path``, or to ``benchmarks/results/NAME.json``
+        when it is True (``--results`` without a file); nothing when it is None."""
+        if path is None or path is False:
+            return
+        out = RESULTS / f"{self.name}.json" if path is True else Path(path)
+        record = {
+            "benchmark": self.name,
+            "command": command_line(sys.argv),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": self.commit,
+            "environment": self.environment,
+            "tables": self.tables,
+        }
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", "utf-8")
+        print(f"results: {out}")
 
 
 def verdict(ok: bool | None) -> str:

@@ -408,6 +408,8 @@ def parse_args(doc: str, default_gib: float, default_repeats: int = 1) -> Any:
     """The command line shared by the two scripts (``--run`` and the rest: the child)."""
     import argparse
 
+    from _harness import add_results_option
+
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument(
         "--gib", type=float, default=default_gib, help=f"Zarr input size ({default_gib:g})"
@@ -427,23 +429,27 @@ def parse_args(doc: str, default_gib: float, default_repeats: int = 1) -> Any:
     p.add_argument("--run", help=argparse.SUPPRESS)
     p.add_argument("--path", help=argparse.SUPPRESS)
     p.add_argument("--cluster", action="store_true", help=argparse.SUPPRESS)
+    add_results_option(p)
     return p.parse_args()
 
 
-def header(doc: str, *extra: str) -> None:
-    """The first lines of a report: what, versions, planner threshold."""
+def header(doc: str, name: str, *extra: str) -> Any:
+    """The first lines of a report: what, versions, planner threshold; returns the
+    run's :class:`_harness.Results` named ``name`` (its file's name)."""
     import dask
-    from _harness import environment
+    from _harness import Results
 
     import strict_array as xp
 
+    results = Results(name)
     print(doc.split("\n")[0])
-    print(environment() + f"; dask {dask.__version__}")
+    print(results.environment)
     threshold = dask.config.get("strict_array.planning-threshold", "256 MiB (default)")
     print(f"strict_array {xp.__version__}; planner threshold {threshold}")
     print("allocator (subprocesses): " + " ".join(f"{k}={v}" for k, v in MALLOC_ENV.items()))
     for line in extra:
         print(line)
+    return results
 
 
 def warm_page_cache(path: str) -> None:

@@ -49,10 +49,11 @@ def main() -> None:
     if run_child_if_asked(args):
         return
     import distributed
-    from _harness import fmt_bytes, fmt_time, table, verdict
+    from _harness import fmt_bytes, fmt_time, verdict
 
-    header(
+    results = header(
         __doc__,
+        "cluster",
         f"distributed {distributed.__version__}; LocalCluster(n_workers=2, "
         "threads_per_worker=1, memory_limit='1GiB', processes=True), one per contender run",
     )
@@ -98,7 +99,10 @@ def main() -> None:
             )
         print()
         print(
-            table(
+            results.table(
+                f"The canonical job on {fmt_bytes(nbytes)} of x, {args.repeats} round(s), "
+                "LocalCluster(n_workers=2, threads_per_worker=1, memory_limit='1GiB') "
+                "(median time, worst spill and peaks)",
                 [
                     "contender",
                     "time",
@@ -114,6 +118,7 @@ def main() -> None:
                 "lrrrrrlll",
             )
         )
+    results.write(args.results)
 
 
 if __name__ == "__main__":

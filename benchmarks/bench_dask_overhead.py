@@ -42,13 +42,13 @@ import dask
 import dask.array as da
 import numpy as np
 from _harness import (
+    Results,
+    add_results_option,
     compare,
-    environment,
     fmt_bytes,
     fmt_time,
     interleaved_runs,
     maxrss_bytes,
-    table,
     verdict,
 )
 
@@ -104,20 +104,20 @@ def ntasks_optimized(a: da.Array) -> int:
     return len(dict(opt.__dask_graph__()))
 
 
-def part1(args: argparse.Namespace) -> None:
+def part1(args: argparse.Namespace, results: Results) -> None:
     n, c = args.n, args.chunk
     rng = da.random.default_rng(0)
     x = rng.random((n, n), chunks=(c, c))
     v = rng.random(n, chunks=c) + 1.0
     w = rng.random(n, chunks=c) + 1.0
     sx, sv, sw = xp.asarray(x), xp.asarray(v), xp.asarray(w)
-    results = {
+    chains = {
         "raw dask (r + v)": chain_raw(x, v, w, False),
         "raw dask (r + v[None, :])": chain_raw(x, v, w, True),
         "strict_array": chain_strict(sx, sv, sw)._data,
     }
     with xp.progress(False):
-        ref = results["raw dask (r + v)"].compute()
+        ref = chains["raw dask (r + v)"].compute()
         assert np.allclose(np.asarray(chain_strict(sx, sv, sw)), ref)
     build = compare(
         {
@@ -129,10 +129,10 @@ def part1(args: argparse.Namespace) -> None:
         groups=args.groups,
         block_s=0.02,
     )
-    comp = interleaved_runs({k: r.compute for k, r in results.items()}, args.compute_repeats)
-    base_b, base_n = build["raw dask (r + v)"], ntasks(results["raw dask (r + v)"])
+    comp = interleaved_runs({k: r.compute for k, r in chains.items()}, args.compute_repeats)
+    base_b, base_n = build["raw dask (r + v)"], ntasks(chains["raw dask (r + v)"])
     rows = []
-    for k, r in results.items():
+    for k, r in chains.items():
         nt = ntasks(r)
         ok = None if k.startswith("raw") else (build[k] / base_b <= 1.1 and nt == base_n)
         rows.append(
@@ -147,11 +147,9 @@ def part1(args: argparse.Namespace) -> None:
             ]
         )
     print(
-        f"Part 1: chain of {len(CHAIN)} element-wise ops with broadcast_dimensions; "
-        f"x ({n}, {n}) in ({c}, {c}) chunks, vectors in {c} chunks"
-    )
-    print(
-        table(
+        results.table(
+            f"Part 1: chain of {len(CHAIN)} element-wise ops with broadcast_dimensions; "
+            f"x ({n}, {n}) in ({c}, {c}) chunks, vectors in {c} chunks",
             [
                 "code",
                 "build",
@@ -213,14 +211,15 @@ def run_child(case: str, args: argparse.Namespace) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def part2(args: argparse.Namespace) -> None:
+def part2(args: argparse.Namespace, results: Results) -> None:
     nbytes = args.rows * args.cols * 8
-    print(
-        f"\nPart 2: chunk alignment, x ({args.rows}, {args.cols}) float64 = "
+    title = (
+        f"Part 2: chunk alignment, x ({args.rows}, {args.cols}) float64 = "
         f"{fmt_bytes(nbytes)} in {args.row_chunk}-row chunks "
         f"({fmt_bytes(args.row_chunk * args.cols * 8)} each), v ({args.cols},) in "
         f"{args.v_chunk}-element chunks"
     )
+    print("\n" + title)
     cases = {
         "raw dask (x + v).sum()": "raw",
         "xp.sum(xp.add(x, v, broadcast_dimensions=(1,)))": "strict",
@@ -255,7 +254,7 @@ def part2(args: argparse.Namespace) -> None:
     headers = ["code", "tasks", "column chunks of sum input", "x re-split", "compute"]
     if args.rss:
         headers += ["peak RSS", "RSS growth"]
-    print(table(headers, rows, "lrllrrr"))
+    print(results.table(title, headers, rows, "lrllrrr"))
 
 
 def _fmt_chunks(chunks: tuple[int, ...]) -> str:
@@ -283,6 +282,7 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=2, help="threads of the Dask scheduler")
     p.add_argument("--skip-part1", action="store_true")
     p.add_argument("--child", choices=("raw", "strict"), help=argparse.SUPPRESS)
+    add_results_option(p)
     args = p.parse_args()
     if args.big:
         args.rows, args.cols, args.row_chunk, args.v_chunk, args.rss = (
@@ -295,12 +295,14 @@ def main() -> None:
     if args.child:
         return child(args)
     dask.config.set(scheduler="threads", num_workers=args.workers)
+    results = Results("dask_overhead")
     print(__doc__.split("\n")[0])
-    print(environment())
+    print(results.environment)
     print(f"threaded scheduler, {args.workers} workers\n")
     if not args.skip_part1:
-        part1(args)
-    part2(args)
+        part1(args, results)
+    part2(args, results)
+    results.write(args.results)
 
 
 if __name__ == "__main__":

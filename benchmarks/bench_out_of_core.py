@@ -71,17 +71,20 @@ def main() -> None:
     args = parse_args(__doc__, default_gib=1.0)
     if run_child_if_asked(args):
         return
-    header(__doc__, f"Dask threaded scheduler, {args.workers} workers")
+    # the workload classes alone have a results file of their own
+    name = "out_of_core_workloads" if args.job == "workloads" else "out_of_core"
+    results = header(__doc__, name, f"Dask threaded scheduler, {args.workers} workers")
     with Input(args.dir, args.gib) as (path, nbytes):
         if args.job in ("canonical", "both"):
-            canonical(args, path, nbytes)
+            canonical(args, path, nbytes, results)
         if args.job in ("workloads", "both"):
-            workloads(args, path)
+            workloads(args, path, results)
+    results.write(args.results)
 
 
-def workloads(args: Any, path: str) -> None:
+def workloads(args: Any, path: str, results: Any) -> None:
     """The workload classes: strict_array planned, raw Dask's one graph, one read."""
-    from _harness import fmt_bytes, fmt_time, table, verdict
+    from _harness import fmt_bytes, fmt_time, verdict
 
     script = os.path.abspath(__file__)
     rows = []
@@ -126,7 +129,9 @@ def workloads(args: Any, path: str) -> None:
         )
     print()
     print(
-        table(
+        results.table(
+            f"Workload classes, {fmt_bytes(2**30 * args.gib)} of x: strict_array's natural "
+            "code, raw Dask's one graph, one read",
             [
                 "workload",
                 "levels",
@@ -156,9 +161,9 @@ def agree_values(a: list[float], b: list[float], rtol: float = 1e-8) -> bool:
     return x.shape == y.shape and bool(np.allclose(x, y, rtol=rtol, atol=rtol * scale))
 
 
-def canonical(args: Any, path: str, nbytes: int) -> None:
+def canonical(args: Any, path: str, nbytes: int, results: Any) -> None:
     """The canonical job: four forms of centring and summing the squares."""
-    from _harness import fmt_bytes, fmt_time, table, verdict
+    from _harness import fmt_bytes, fmt_time, verdict
 
     times: dict[str, list[float]] = {k: [] for k in CONTENDERS}
     peaks = dict.fromkeys(CONTENDERS, 0)
@@ -196,7 +201,9 @@ def canonical(args: Any, path: str, nbytes: int) -> None:
         )
     print()
     print(
-        table(
+        results.table(
+            f"The canonical job on {fmt_bytes(nbytes)} of x, {args.repeats} round(s), "
+            f"threaded scheduler with {args.workers} workers (median time, largest peak)",
             [
                 "contender",
                 "time",

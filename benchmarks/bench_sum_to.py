@@ -34,7 +34,15 @@ import argparse
 import dask
 import dask.array as da
 import numpy as np
-from _harness import compare, environment, fmt_time, interleaved_runs, table, timer, verdict
+from _harness import (
+    Results,
+    add_results_option,
+    compare,
+    fmt_time,
+    interleaved_runs,
+    timer,
+    verdict,
+)
 
 import strict_array as xp
 
@@ -57,11 +65,13 @@ def main() -> None:
     p.add_argument("--groups", type=int, default=7, help="groups for min of medians")
     p.add_argument("--workers", type=int, default=2, help="threads of the Dask scheduler")
     p.add_argument("--no-dask", action="store_true", help="skip the Dask part")
+    add_results_option(p)
     args = p.parse_args()
     dask.config.set(scheduler="threads", num_workers=args.workers)
+    results = Results("sum_to")
 
     print(__doc__.split("\n")[0])
-    print(environment())
+    print(results.environment)
     print(
         f"statistic: medians in the quietest of {args.groups} groups of "
         f"{args.repeats} interleaved runs\n"
@@ -94,10 +104,17 @@ def main() -> None:
                 verdict(r <= 1.05),
             ]
         )
-    print(f"CPU: NumPy vs sum_to, {args.elements:,} float64 elements")
-    print(table(["case", "numpy", "sum_to", "ratio", "target", ""], cpu_rows, "lrrrll"))
+    print(
+        results.table(
+            f"CPU: NumPy vs sum_to, {args.elements:,} float64 elements",
+            ["case", "numpy", "sum_to", "ratio", "target", "verdict"],
+            cpu_rows,
+            "lrrrll",
+        )
+    )
 
     if args.no_dask:
+        results.write(args.results)
         return
     dask_rows = []
     for label, shape, target, bd, kw in cases(args.elements):
@@ -139,12 +156,11 @@ def main() -> None:
                 verdict(rb <= 1.1 and rc <= 1.1 and n_raw == n_ours),
             ]
         )
+    print()
     print(
-        f"\nDASK: dask.array vs sum_to, chunks of ~{args.chunk_elements:,} elements, "
-        f"threaded scheduler with {args.workers} workers"
-    )
-    print(
-        table(
+        results.table(
+            f"DASK: dask.array vs sum_to, chunks of ~{args.chunk_elements:,} elements, "
+            f"threaded scheduler with {args.workers} workers",
             [
                 "case",
                 "build raw",
@@ -161,6 +177,7 @@ def main() -> None:
             "lrrrrrrrrl",
         )
     )
+    results.write(args.results)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,9 @@
 #                        (default: python3)
 #   MAX_EXAMPLES         hypothesis max examples (default 100)
 #   JOBS                 pytest-xdist workers (default 2; 0 disables xdist)
+#   RESULTS              where the run's summary goes (default: conformance/results/RUN.json,
+#                        RUN being DEVICE-MODE[-apiVERSION][-no-dds]; written only for a
+#                        whole run, one without extra pytest args, unless RESULTS is set)
 # Extra arguments are passed to pytest unchanged, e.g. `-k test_add` or `--tb=line`.
 set -euo pipefail
 
@@ -58,7 +61,8 @@ print('dask' if d.lazy else 'cpu', ','.join(lacks) or '-')
 
 # the backend's list, then the device's own and the flags' (when they exist), in one file
 xfails="$(mktemp "${TMPDIR:-/tmp}/xfails-$device-$mode.XXXXXX")"
-trap 'rm -f "$xfails"' EXIT
+report="$(mktemp "${TMPDIR:-/tmp}/report-$device-$mode.XXXXXX")"
+trap 'rm -f "$xfails" "$report"' EXIT
 lists=("$here/xfails-$family-$mode.txt")
 [[ "$device" != "$family" ]] && lists+=("$here/xfails-$device.txt")
 [[ -n "${API_VERSION:-}" ]] && lists+=("$here/xfails-api-$API_VERSION.txt")
@@ -69,7 +73,9 @@ done
 
 args=(-m pytest array_api_tests
       -p no:cacheprovider
-      --max-examples "${MAX_EXAMPLES:-100}")
+      --max-examples "${MAX_EXAMPLES:-100}"
+      --json-report --json-report-file="$report"
+      --json-report-omit collectors log traceback streams warnings keywords)
 if [[ "${JOBS:-2}" != 0 ]]; then
     args+=(-n "${JOBS:-2}")
 fi
@@ -94,6 +100,16 @@ if [[ "$family" == dask ]]; then
     args+=(--hypothesis-disable-deadline)
 fi
 
+# the run's name, and its summary's file (the documentation's conformance table reads it)
+run="$device-$mode${API_VERSION:+-api$API_VERSION}${NO_DDS:+-no-dds}"
+if [[ -z "${RESULTS:-}" && $# -eq 0 ]]; then
+    RESULTS="$here/results/$run.json"
+fi
+[[ -n "${RESULTS:-}" ]] && RESULTS="$(realpath -m "$RESULTS")"  # before the cd below
+export RUN_NAME="$run" XFAILS="$xfails" MAX_EXAMPLES="${MAX_EXAMPLES:-100}" JOBS="${JOBS:-2}"
+# the code under test, read before the run (the checkout may move on while it runs)
+SOURCE_COMMIT="$("$python" "$here/summary.py" --commit)"
+export SOURCE_COMMIT
 export ARRAY_API_TESTS_MODULE=strict_array
 export STRICT_ARRAY_RANK_PROMOTION="$mode"
 export STRICT_ARRAY_DEVICE="$device"
@@ -103,4 +119,9 @@ echo "+ (cd $PWD && STRICT_ARRAY_RANK_PROMOTION=$mode STRICT_ARRAY_DEVICE=$devic
      "${API_VERSION:+API_VERSION=$API_VERSION }${NO_DDS:+NO_DDS=1 }" \
      "ARRAY_API_TESTS_SKIP_DTYPES=${ARRAY_API_TESTS_SKIP_DTYPES:-}" \
      "ARRAY_API_TESTS_MODULE=strict_array $python ${args[*]} $*)  # xfails: ${lists[*]}" >&2
-"$python" "${args[@]}" "$@"
+status=0
+"$python" "${args[@]}" "$@" || status=$?
+if [[ -n "${RESULTS:-}" && -s "$report" ]]; then
+    "$python" "$here/summary.py" "$report" "$RESULTS"
+fi
+exit "$status"

@@ -99,5 +99,7 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_show_sourcelink = False
+html_static_path = ["_static"]
+html_css_files = ["tables.css"]  # the generated tables of figures (div.figures)
 # pages with no section around them: no empty "Section Navigation" column
 html_sidebars = {"index": [], "tutorial": [], "changelog": []}
