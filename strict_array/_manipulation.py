@@ -27,8 +27,8 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
         return arrays_of_version(())
     dev = common_device("broadcast_arrays", arrays)
     datas = [a._data for a in arrays]
-    shape: Any = _broadcasting.broadcast_shapes("broadcast_shapes", *map(dev.shape, datas))
-    return arrays_of_version([result(dev.broadcast_to(d, shape), dev) for d in datas])
+    shape: Any = _broadcasting.broadcast_shapes("broadcast_arrays", *map(dev.shape, datas))
+    return arrays_of_version([result(d, dev) for d in dev.broadcast_together(datas, shape)])
 
 
 def broadcast_shapes(*shapes: Shape) -> Shape:

@@ -288,6 +288,10 @@ class Device:
         """Broadcast, read-only, no copy where the backend allows."""
         return self.ns.broadcast_to(data, shape)
 
+    def broadcast_together(self, datas: Sequence[Any], shape: tuple[int | None, ...]) -> list[Any]:
+        """``datas`` broadcast to their common ``shape`` (``broadcast_arrays``)."""
+        return [self.broadcast_to(d, shape) for d in datas]  # type: ignore[arg-type]
+
     def align_to(self, low: Any, high: Any) -> Any:
         """Adapt ``low`` (aligned with ``high``'s trailing axes) to ``high``'s layout."""
         return low

@@ -863,3 +863,23 @@ def test_searchsorted_of_values_of_unknown_size_with_empty_blocks(chunks, side):
     for value in (3.0, np.nan, -1.0, 9.0):
         got = xp.searchsorted(s, xp.asarray(value, device=xp.DASK), side=side)
         assert got.shape == () and int(got) == np.searchsorted(sorted_, value, side=side)
+
+
+@pytest.mark.parametrize("chunks", [3, 1, 2])
+def test_broadcast_arrays_against_a_size_unknown_until_computed(chunks):
+    """SEMANTICS section 4: an unknown size against 1 stays unknown, in broadcast_arrays
+    too (Dask's broadcast_to cannot target an unknown size); against another size it is
+    refused by name."""
+    data = np.arange(6.0).reshape(3, 2)
+    x = xp.asarray(data, device=xp.DASK, chunks=chunks)
+    row = xp.asarray(np.array([[10.0, 20.0]]), device=xp.DASK)
+    scalar = xp.asarray(np.float32(5.0), device=xp.DASK)
+    for mask in ([True, False, True], [False] * 3, [True] * 3):
+        picked = x[xp.asarray(np.array(mask), device=xp.DASK, chunks=chunks)]
+        got = xp.broadcast_arrays(picked, row, scalar)
+        want = np.broadcast_arrays(data[mask], np.array([[10.0, 20.0]]), np.float32(5.0))
+        for g, w in zip(got, want):
+            assert g.shape == (None, 2) and g.dtype == w.dtype
+            assert np.array_equal(np.asarray(g), w)
+        with pytest.raises(ValueError, match=r"broadcast_arrays: .* unknown and 3"):
+            xp.broadcast_arrays(picked, xp.asarray(np.ones((3, 2)), device=xp.DASK))

@@ -7,6 +7,7 @@ Dask's own default-scheduler mechanism.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -175,6 +176,20 @@ class DaskDevice(Device):
             as_constant(da.broadcast_to(data, shape, chunks=chunks), constant_value(data))
         )
 
+    def broadcast_together(
+        self, datas: Sequence[da.Array], shape: tuple[int | None, ...]
+    ) -> list[da.Array]:
+        if None not in shape:  # (the strict side's unknown size)
+            return [self.broadcast_to(d, shape) for d in datas]  # type: ignore[arg-type]
+        # A size unknown until computed (a mask's) cannot be a target of broadcast_to:
+        # each block is broadcast beside its partners' blocks, whose shapes it then knows
+        # (SEMANTICS section 4: unknown against 1 stays unknown)
+        return [
+            declared(da.core.elemwise(functools.partial(_broadcast_block, i), *datas,
+                                      dtype=d.dtype))
+            for i, d in enumerate(datas)
+        ]  # fmt: skip
+
     def align_to(self, low: da.Array, high: Any) -> da.Array:
         if not isinstance(high, da.Array):
             return low
@@ -221,3 +236,9 @@ class DaskDevice(Device):
 
 
 DASK: Device = DaskDevice("dask", views=False)  # Dask arrays are values
+
+
+def _broadcast_block(i: int, *blocks: np.ndarray) -> np.ndarray:
+    """Block ``i`` of ``blocks`` broadcast to the shape of them all."""
+    shape = np.broadcast_shapes(*(np.shape(b) for b in blocks))
+    return np.broadcast_to(blocks[i], shape)
