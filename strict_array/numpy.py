@@ -569,16 +569,16 @@ class _Patched:
     signature are NumPy's function's; pickles find NumPy's function by that name.
     """
 
-    __slots__ = ("__wrapped__", "_dispatched", "_row")
+    __slots__ = ("_dispatched", "_function", "_row")
 
     def __init__(self, function: Any) -> None:
-        self.__wrapped__ = function
+        self._function = function
         self._row = row_of(function)
         self._dispatched = hasattr(function, "_implementation")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
-        function = self.__wrapped__
+        function = self._function
         if _inside.get():
             return function(*args, **kwargs)  # NumPy's internals
         site = sys._getframe(1)
@@ -594,25 +594,32 @@ class _Patched:
         return _checked_call(function, self._row, args, kwargs, self._dispatched, site)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.__wrapped__, name)
+        return getattr(self._function, name)
 
     def __repr__(self) -> str:
-        return repr(self.__wrapped__)
+        return repr(self._function)
 
     def __reduce__(self) -> str:
-        return self.__wrapped__.__qualname__  # type: ignore[no-any-return]
+        return self._function.__qualname__  # type: ignore[no-any-return]
 
     @property  # type: ignore[misc]
     def __doc__(self) -> str | None:  # type: ignore[override]
-        return self.__wrapped__.__doc__
+        return self._function.__doc__
 
     @property  # type: ignore[misc]
     def __module__(self) -> str:  # type: ignore[override]
-        return self.__wrapped__.__module__  # type: ignore[no-any-return]
+        return self._function.__module__  # type: ignore[no-any-return]
 
     @property
     def __signature__(self) -> inspect.Signature:
-        return inspect.signature(self.__wrapped__)
+        return inspect.signature(self._function)
+
+    @property
+    def __wrapped__(self) -> Any:
+        # NumPy's Python function under its dispatcher: tools that unwrap one level and
+        # read the argument list (dask.utils.getargspec, inspect.getfullargspec) find it
+        # there, as they do through NumPy's own dispatcher
+        return getattr(self._function, "__wrapped__", self._function)
 
 
 def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
@@ -693,11 +700,11 @@ class _NumPysOwn(_Patched):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
         if _inside.get():
-            return self.__wrapped__(*args, **kwargs)
+            return self._function(*args, **kwargs)
         views: dict[int, Any] = {}
         token = _inside.set(True)
         try:
-            return self.__wrapped__(*_plain(args, views), **_plain(kwargs, views))
+            return self._function(*_plain(args, views), **_plain(kwargs, views))
         finally:
             _inside.reset(token)
 

@@ -530,3 +530,25 @@ def test_the_region_of_a_key_is_numpys(shape):
                     region_shape(shape, key)
                 continue
             assert region_shape(shape, key) == want, key
+
+
+def test_a_library_imported_under_the_mode_reads_numpys_signatures():
+    """Dask imported while the mode is on keeps the mode's ``np.sum`` and reads its
+    argument list by unwrapping one level (``dask.utils.getargspec``), as through NumPy's
+    own dispatcher: a Dask reduction then works (opt_einsum's Dask backend tests)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, strict_array.numpy as snp\n"
+        "with snp.checking():\n"
+        "    import dask.array as da, dask.utils\n"
+        "    assert dask.utils.getargspec(np.sum).args[:2] == ['a', 'axis']\n"
+        "    x = np.arange(16.0).reshape(4, 4)\n"
+        "    d = da.from_array(x, chunks=2)\n"
+        "    assert np.allclose(da.tensordot(d, d, axes=1).compute(), x @ x)\n"
+        "    assert np.allclose(d.sum(axis=0).compute(), x.sum(axis=0))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
