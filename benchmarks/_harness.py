@@ -263,7 +263,7 @@ def add_results_option(parser: Any) -> None:
 
 
 #: options whose value is a place on the machine that ran: the command names them so
-PLACES = {"--dir": "DIR"}
+PLACES = {"--dir": "DIR", "--out": "DIR", "--python": "VENV/bin/python"}
 
 
 def command_line(argv: Sequence[str]) -> str:
