@@ -263,7 +263,7 @@ def add_results_option(parser: Any) -> None:
 
 
 #: options whose value is a place on the machine that ran: the command names them so
-PLACES = {"--dir": "DIR"}
+PLACES = {"--dir": "DIR", "--out": "DIR", "--python": "VENV/bin/python"}
 
 
 def command_line(argv: Sequence[str]) -> str:
@@ -359,19 +359,24 @@ def verdict(ok: bool | None) -> str:
     return "-" if ok is None else ("ok" if ok else "MISS")
 
 
-def small_array_arguments(doc: str, statistic: str | None = None) -> Any:
+def small_array_arguments(
+    doc: str, statistic: str | None = None, results: Results | None = None
+) -> Any:
     """The command line of a per-call benchmark on small arrays (``--repeats``,
-    ``--groups``, ``--size``), parsed, with the run's header printed (``statistic``: what
-    the benchmark reports, where not the min of medians)."""
+    ``--groups``, ``--size``, and ``--results`` for a benchmark that keeps ``results``),
+    parsed, with the run's header printed (``statistic``: what the benchmark reports,
+    where not the min of medians)."""
     import argparse
 
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--repeats", type=int, default=30, help="repeats of each timed block")
     p.add_argument("--groups", type=int, default=5, help="groups for min of medians")
     p.add_argument("--size", type=int, default=8, help="side of the square inputs (8)")
+    if results is not None:
+        add_results_option(p)
     args = p.parse_args()
     print(doc.split("\n")[0])
-    print(environment())
+    print(environment() if results is None else results.environment)
     if statistic is None:
         statistic = f"medians in the quietest of {args.groups} groups of {args.repeats}"
     print(f"statistic: {statistic}\n")

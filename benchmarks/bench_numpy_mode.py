@@ -1,7 +1,9 @@
 """The NumPy-code mode's cost per call, as the pytest option runs it: inside
 ``checking()``, beside plain NumPy and beside the floor of any Python-level hook.
 
-Run: ``python benchmarks/bench_numpy_mode.py [--repeats 30] [--groups 5] [--size 8]``
+Run: ``python benchmarks/bench_numpy_mode.py [--repeats 30] [--groups 5] [--size 8]
+[--results [FILE]]`` (``--results``: the tables also go to
+``benchmarks/results/numpy_mode.json``, which the documentation shows)
 
 Each row times one operation on small float64 arrays (``--size`` x ``--size``, where
 the hook is all there is to time), three ways side by side in one run:
@@ -31,7 +33,7 @@ import timeit
 from typing import Any
 
 import numpy as np
-from _harness import compare, fmt_time, small_array_arguments, table
+from _harness import Results, compare, fmt_time, small_array_arguments, verdict
 
 import strict_array.numpy as snp
 
@@ -97,8 +99,11 @@ CASES = [
 
 
 def main() -> None:
+    results = Results("numpy_mode")
     args = small_array_arguments(
-        __doc__, "each contender's least block of its --repeats, in the process's CPU time"
+        __doc__,
+        "each contender's least block of its --repeats, in the process's CPU time",
+        results,
     )
     rng = np.random.default_rng(0)
     n = args.size
@@ -122,14 +127,20 @@ def main() -> None:
                 f"{over_floor * 1e6:+.2f} µs", f"{over_mode * 1e6:+.2f} µs",
                 f"{over_mode / over_floor:.2f}x" if over_floor > 5e-8 else "-",
             ])  # fmt: skip
-    print(f"{n}x{n} float64, the mode's calls inside checking()")
-    print(table(["operation", "floor's hook", "numpy", "floor", "mode", "floor overhead",
-                 "mode overhead", "mode/floor"], rows, "llrrrrrr"))  # fmt: skip
+    print(results.table(f"{n}x{n} float64, the mode's calls inside checking()",
+                        ["operation", "floor's hook", "numpy", "floor", "mode",
+                         "floor overhead", "mode overhead", "mode/floor"], rows,
+                        "llrrrrrr"))  # fmt: skip
     floors.sort()
     modes.sort()
     f, m = floors[len(floors) // 2], modes[len(modes) // 2]
     print(f"\nmedian overhead per call: floor {f * 1e6:+.2f} µs, mode {m * 1e6:+.2f} µs: "
           f"{m / f:.2f}x the floor's (target: at most {TARGET}x)")  # fmt: skip
+    # the line above, as a table of the results file
+    results.table("median overhead per call", ["floor", "mode", "mode/floor", f"<= {TARGET}x"],
+                  [[f"{f * 1e6:+.2f} µs", f"{m * 1e6:+.2f} µs", f"{m / f:.2f}x",
+                    verdict(m / f <= TARGET)]])  # fmt: skip
+    results.write(args.results)
 
 
 if __name__ == "__main__":

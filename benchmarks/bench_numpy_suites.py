@@ -2,7 +2,8 @@
 against checked.
 
 Run: ``python benchmarks/bench_numpy_suites.py --python VENV/bin/python [--numpy | --packages
-...] [--repeats 2] [--out DIR]``.
+...] [--repeats 2] [--out DIR] [--results [FILE]]`` (``--results``: the tables also go to
+``benchmarks/results/numpy_suites.json``, which the documentation shows).
 
 By default, every suite: NumPy's own (``numpy.fft.tests``, ``numpy.ma.tests``,
 ``numpy.polynomial.tests``, ``numpy.lib.tests``, ``numpy.linalg.tests``,
@@ -61,7 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from _harness import fmt_time, min_of_medians, table, verdict
+from _harness import Results, add_results_option, fmt_time, min_of_medians, verdict
 
 #: NumPy-based packages whose wheels ship their tests (PyPI: numdifftools,
 #: numpy-financial, opt-einsum; emcee and pywt, PyWavelets, run with ``--packages``)
@@ -235,7 +236,9 @@ def main() -> None:
         default=str(EXCEPTIONS_PAGE),
         help="the page listing the tests allowed to differ (docs/numpy-code.md)",
     )
+    add_results_option(p)
     args = p.parse_args()
+    results = Results("numpy_suites")
     packages = args.packages or list(NUMPY_SUITES if args.numpy else NUMPY_SUITES + PACKAGES)
 
     out_dir = os.path.abspath(args.out)
@@ -249,18 +252,23 @@ def main() -> None:
     allowed = listed_exceptions(Path(args.exceptions))
 
     print(__doc__.split("\n")[0])
-    print(versions(args.python, [p for p in packages if p not in NUMPY_SUITES], cwd))
+    # the suites' interpreter, not this one, is the environment measured
+    suites_versions = versions(args.python, [p for p in packages if p not in NUMPY_SUITES], cwd)
+    print(suites_versions)
     try:
         load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     except OSError:
         load = "?"
     print(f"{os.cpu_count()} CPUs; load average {load}; {args.repeats} rounds; out: {out_dir}")
+    results.environment = re.sub(r" \(/[^)]*\)", "", suites_versions)
+    results.environment += f"; {os.cpu_count()} CPUs; load average {load}"
     print()
 
     extra = tuple(args.pytest_args.split())
     rows: list[list[str]] = []
     audits: list[list[str]] = []
     differing: list[str] = []
+    differing_rows: list[list[str]] = []
     unlisted = 0
     for package in packages:
         report_path = os.path.join(out_dir, f"{package}.report.json")
@@ -314,9 +322,17 @@ def main() -> None:
                         f"{checked.get(test, 'absent')}"
                         + (f" (listed: {allowed[(package, test)]})" if listed else " NOT LISTED")
                     )
+                    differing_rows.append([
+                        package, run.name, test,
+                        f"{plain.get(test, 'absent')} -> {checked.get(test, 'absent')}",
+                        allowed[(package, test)] if listed else "NOT LISTED",
+                    ])  # fmt: skip
                 for suite, test in allowed:
                     if suite == package and test not in diff and run.name == "allow":
                         differing.append(f"  {package}: {test}: listed, but no longer differs")
+                        differing_rows.append(
+                            [package, run.name, test, "as plain", "listed, no longer differs"]
+                        )
             rows.append([
                 package, run.name,
                 *(str(first[k]) for k in ("passed", "failed", "skipped", "errors")),
@@ -342,7 +358,8 @@ def main() -> None:
 
     headers = ["suite", "run", "passed", "failed", "skipped", "errors", "rounds", "time"]
     print(
-        table(
+        results.table(
+            "each suite, plain and checked",
             [
                 *headers,
                 "vs plain",
@@ -358,12 +375,19 @@ def main() -> None:
     if audits:
         print()
         headers = ["package", "promotions", "(site, shapes)", "(site, operation)", "lines"]
-        print(table([*headers, "report"], audits))
+        print(results.table("the audit's promotions", [*headers, "report"], audits))
     print(f"\ntests whose outcome differs from plain: {len(differing)}, "
           f"not listed in {os.path.relpath(args.exceptions)}: {unlisted}")  # fmt: skip
     for line in differing:
         print(line)
     print(f"logs, junit XML and audits in {out_dir}")
+    # the lines above, as a table of the results file
+    results.table(
+        f"tests whose outcome differs from plain: {len(differing_rows)}, not listed: {unlisted}",
+        ["suite", "run", "test", "outcome", "listed"],
+        differing_rows,
+    )
+    results.write(args.results)
     sys.exit(1 if unlisted else 0)
 
 

@@ -22,6 +22,7 @@ changes (so an unchanged table does not make Sphinx read its pages again).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,15 @@ BENCHMARK_RESULTS = ROOT / "benchmarks" / "results"
 SKLEARN_RESULTS = BENCHMARK_RESULTS / "sklearn.json"
 CONFORMANCE_RESULTS = ROOT / "conformance" / "results"
 #: the benchmarks whose results the site shows (``benchmarks/results/NAME.json``)
-BENCHMARKS = ("sum_to", "dask_overhead", "out_of_core", "out_of_core_workloads", "cluster")
+BENCHMARKS = (
+    "sum_to",
+    "dask_overhead",
+    "out_of_core",
+    "out_of_core_workloads",
+    "cluster",
+    "numpy_mode",
+    "numpy_suites",
+)
 
 
 def fmt_bytes(n: float) -> str:
@@ -152,14 +161,25 @@ def markdown_table(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows])
 
 
+def literal(text: str) -> str:
+    """``text`` shown as printed: Markdown's emphasis and code marks escaped (a benchmark
+    prints ``__array_ufunc__``, not a bold ``array_ufunc``)."""
+    return re.sub(r"([\\`*_])", r"\\\1", str(text))
+
+
 def benchmark_tables(name: str, results: dict[str, Any] | None) -> str:
     """A benchmark's latest run as its results file holds it: each table under its
     title, then the command, the date, the commit and the environment of the run."""
     if results is None:
-        return f"No results yet: `benchmarks/results/{name}.json` is written by `--results`.\n"
+        return (
+            f"No results yet: `benchmarks/results/{name}.json` has not been written "
+            "(its benchmark's `--results` writes it).\n"
+        )
     parts = []
     for t in results["tables"]:
-        parts += [f"**{t['title']}**", "", markdown_table(t["headers"], t["rows"]), ""]
+        headers = [literal(h) for h in t["headers"]]
+        rows = [[literal(c) for c in r] for r in t["rows"]]
+        parts += [f"**{literal(t['title'])}**", "", markdown_table(headers, rows), ""]
     parts.append(
         f"Measured {results['date']} at `{results['commit']}` by `{results['command']}` "
         f"({results['environment']}; `benchmarks/results/{name}.json`)."
