@@ -180,13 +180,15 @@ class DaskDevice(Device):
         self, datas: Sequence[da.Array], shape: tuple[int | None, ...]
     ) -> list[da.Array]:
         if None not in shape:  # (the strict side's unknown size)
-            return [self.broadcast_to(d, shape) for d in datas]  # type: ignore[arg-type]
+            return super().broadcast_together(datas, shape)
         # A size unknown until computed (a mask's) cannot be a target of broadcast_to:
         # each block is broadcast beside its partners' blocks, whose shapes it then knows
-        # (SEMANTICS section 4: unknown against 1 stays unknown)
+        # (SEMANTICS section 4: unknown against 1 stays unknown); an array already of
+        # the shape is left as it is, its partners' blocks unread
         return [
-            declared(da.core.elemwise(functools.partial(_broadcast_block, i), *datas,
-                                      dtype=d.dtype))
+            d if self.shape(d) == shape
+            else declared(da.core.elemwise(functools.partial(_broadcast_block, i), *datas,
+                                           dtype=d.dtype))
             for i, d in enumerate(datas)
         ]  # fmt: skip
 
