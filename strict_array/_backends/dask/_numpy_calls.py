@@ -54,11 +54,13 @@ def numpy_call(func: Any, way: Way, args: tuple[Any, ...], kwargs: dict[str, Any
     scalars), lazily, by ``way``."""
     if type(way) is Own:
         own = dotted(da, way.name or numpy_name(func))
-        if own is not None and _takes(own, func, args, kwargs) and not _any_0d((args, kwargs)):
-            try:
-                return declared(own(*args, **kwargs))
-            except Exception:  # (where Dask refuses, NumPy's own decides)
-                pass  # (Dask refuses 0-d arrays with axis=0, vectors in dot with a scalar, ...)
+        if (
+            own is not None
+            and _takes(own, func, args, kwargs)
+            and not _any_0d((args, kwargs))
+            and not _refused_by_dask(func, args, kwargs)
+        ):
+            return declared(own(*args, **kwargs))  # (an error of Dask's own is raised)
         return numpy_call(func, _whole_of(func, args, kwargs), args, kwargs)
     if type(way) is Blocks:
         return _blocks(func, way, bound(func, args, kwargs))
@@ -145,6 +147,46 @@ def _takes(own: Any, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -
         if i >= len(args) and p.name not in theirs:  # given by name, or NumPy's own default
             return False
     return all(k in theirs for k in kwargs)
+
+
+def _tril_refused(b: dict[str, Any]) -> bool:
+    return bool(np.ndim(b["m"]) < 2)
+
+
+def _insert_refused(b: dict[str, Any]) -> bool:
+    """da.insert reads ``.chunks`` of array values (and broadcasts a list of them
+    otherwise), takes increasing indices only, and puts an index past the end at the
+    end (NumPy's IndexError)."""
+    values, obj, shape = b["values"], b["obj"], b["arr"].shape
+    if (np.ndim(values) > 0 and not _is_lazy(values)) or _is_lazy(obj):
+        return True
+    if not -len(shape) <= b["axis"] < len(shape):  # (NumPy's AxisError)
+        return True
+    if isinstance(obj, slice):
+        return False
+    n, index = shape[b["axis"]], np.asarray(obj)
+    if index.dtype.kind not in "iu" or np.any((index < -n) | (index > n)):
+        return True
+    return bool(np.any(np.diff(np.where(index < 0, index + n, index).ravel()) < 0))
+
+
+#: The arguments NumPy's function takes and Dask's own refuses (decided before the
+#: call, so that an error of Dask's is never taken for a refusal): NumPy's own serves.
+_REFUSED_BY_DASK: dict[str, Callable[[dict[str, Any]], bool]] = {
+    # da.dot reads both operands' last axes: a scalar has none (NumPy multiplies)
+    "dot": lambda b: min(np.ndim(b["a"]), np.ndim(b["b"])) == 0,
+    "insert": _insert_refused,
+    # da.linspace takes scalar bounds only
+    "linspace": lambda b: np.ndim(b["start"]) > 0 or np.ndim(b["stop"]) > 0,
+    # da.tril and da.triu take matrices only; NumPy's read a vector as rows of it
+    "tril": _tril_refused,
+    "triu": _tril_refused,
+}
+
+
+def _refused_by_dask(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    refused = _REFUSED_BY_DASK.get(numpy_name(func))
+    return refused is not None and refused(bound(func, args, kwargs))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -242,12 +284,17 @@ def _stand_ins(value: Any, fill: Any = 0) -> Any:
     return value
 
 
+#: what NumPy raises where a stand-in's values are not ones it takes (a singular
+#: matrix: LinAlgError, a ValueError; a read-only stand-in written to: ValueError)
+_NUMPY_REFUSALS = (ValueError, TypeError, IndexError, ArithmeticError)
+
+
 def _probing_in(run: Callable[[Any], Any], fills: Sequence[Any]) -> Any:
     first: Exception | None = None
     for fill in fills:
         try:
             return run(fill)
-        except Exception as e:  # (NumPy's own error, kept for the end)
+        except _NUMPY_REFUSALS as e:  # (NumPy's own error, kept for the end)
             first = first or e
     assert first is not None
     raise first
