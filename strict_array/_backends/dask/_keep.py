@@ -382,11 +382,8 @@ def _store(info: LayerInfo, layer: Any, graph: Any, blocks: list, nbytes: int, b
     def release(ref: Any) -> None:
         _release(name, ref)
 
-    try:
-        ref = weakref.ref(layer, release)
-        refs = {k: weakref.ref(i, release) for k, i in (inputs or {}).items()}
-    except TypeError:
-        return
+    ref = weakref.ref(layer, release)  # (Dask's layers, as the facts' records, are weak-referenced)
+    refs = {k: weakref.ref(i, release) for k, i in (inputs or {}).items()}
     with _lock:
         _kept[name] = Kept(ref, keys, blocks, nbytes, refs or None, bound)
         _total[bound] += nbytes
