@@ -34,6 +34,7 @@ from ._basics import (
     paired_unknown_blocks,
     permuted,
     reshape,
+    shape_with_none,
     unknown,
     whole_axes,
     whole_axis,
@@ -869,9 +870,8 @@ def _transformed_known(name: str, x: da.Array, along: Any) -> None:
     its length is the transform's, and Dask's own fails with its raw error."""
     for a in sorted(along):
         if unknown(x.shape[a]):
-            shape = tuple(None if unknown(s) else int(s) for s in x.shape)
             raise ValueError(
-                f"fft.{name}: axis {a} of shape {shape} has a size unknown until computed, "
+                f"fft.{name}: axis {a} of shape {shape_with_none(x.shape)} has a size unknown until computed, "
                 f"which the transform needs; {UNKNOWN_SIZES_FIX}."
             )
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import operator
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -39,7 +38,7 @@ from .._numpy_ways import (
     numpy_name,
     signature,
 )
-from ._basics import unknown, whole_axes, without_empty_blocks
+from ._basics import axes_of, unknown, whole_axes, without_empty_blocks
 from ._namespace import declared
 
 __all__ = ["numpy_call", "numpy_ufunc"]
@@ -72,7 +71,7 @@ def numpy_call(func: Any, way: Way, args: tuple[Any, ...], kwargs: dict[str, Any
         if x.ndim == 0:
             return _whole(func, Whole((way.array,)), b)
         axis = b.get(way.axis) if isinstance(way.axis, str) else way.axis
-        axes = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim)
+        axes = axes_of(axis, x.ndim)
         lanes = {way.array: axes}
         for name in way.others:  # (of x's shape: lane by lane too; else whole)
             other = b.get(name)
@@ -214,17 +213,6 @@ def _holds_lazy(value: Any) -> bool:
     if isinstance(value, dict):
         return any(_holds_lazy(v) for v in value.values())
     return _is_lazy(value)
-
-
-def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    out = []
-    for a in axes:
-        a = operator.index(a)
-        if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(a, ndim)
-        out.append(a % ndim)
-    return tuple(sorted(set(out)))
 
 
 def _call(func: Any, b: dict[str, Any]) -> Any:
