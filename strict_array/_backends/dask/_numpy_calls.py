@@ -12,6 +12,7 @@ namespace's own functions.
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import math
 import warnings
@@ -197,7 +198,7 @@ def _same(a: Any, b: Any) -> bool:
 
 def _whole_of(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Whole:
     b = bound(func, args, kwargs)
-    return Whole(tuple(k for k, v in b.items() if _holds_lazy(v)))
+    return Whole(tuple(k for k, v in b.items() if _flat_lazy(v)))
 
 
 def _any_0d(value: Any) -> bool:
@@ -207,32 +208,11 @@ def _any_0d(value: Any) -> bool:
     return any(a.ndim == 0 for a in _flat_lazy(value))
 
 
-def _holds_lazy(value: Any) -> bool:
-    if isinstance(value, (list, tuple)):
-        return any(_holds_lazy(v) for v in value)
-    if isinstance(value, dict):
-        return any(_holds_lazy(v) for v in value.values())
-    return _is_lazy(value)
-
-
 def _call(func: Any, b: dict[str, Any]) -> Any:
     """``func`` called with bound arguments ``b`` (by NumPy's signature)."""
     sig = signature(func)
-    args: list[Any] = []
-    kwargs: dict[str, Any] = {}
-    for p in sig.parameters.values():
-        if p.name not in b:
-            continue
-        v = b[p.name]
-        if p.kind is p.VAR_POSITIONAL:
-            args.extend(v)
-        elif p.kind is p.VAR_KEYWORD:
-            kwargs.update(v)
-        elif p.kind is p.POSITIONAL_ONLY or (p.kind is p.POSITIONAL_OR_KEYWORD and not kwargs):
-            args.append(v)
-        else:
-            kwargs[p.name] = v
-    return func(*args, **kwargs)
+    call = inspect.BoundArguments(sig, {n: b[n] for n in sig.parameters if n in b})
+    return func(*call.args, **call.kwargs)
 
 
 # --- stand-ins: NumPy's own function tells the shapes, on no data --------------------------------
@@ -260,16 +240,25 @@ def _stand_in(x: Any, fill: Any = 0, shape: Sequence[int] | None = None) -> np.n
     return np.broadcast_to(np.asarray(fill, dtype=dtype), shape)
 
 
-def _stand_ins(value: Any, fill: Any = 0) -> Any:
+def _each_lazy(value: Any, change: Callable[[da.Array], Any]) -> Any:
+    """``value`` with ``change(a)`` for each Dask array ``a`` in it (in lists, tuples
+    and dicts, as NumPy's arguments hold them)."""
     if _is_lazy(value):
-        if any(unknown(s) for s in value.shape):
-            raise NoLazyValue("an array whose size is unknown until computed")
-        return _stand_in(value, fill)
+        return change(value)
     if isinstance(value, (list, tuple)):
-        return type(value)(_stand_ins(v, fill) for v in value)
+        return type(value)(_each_lazy(v, change) for v in value)
     if isinstance(value, dict):
-        return {k: _stand_ins(v, fill) for k, v in value.items()}
+        return {k: _each_lazy(v, change) for k, v in value.items()}
     return value
+
+
+def _stand_ins(value: Any, fill: Any = 0) -> Any:
+    def stand_in(a: da.Array) -> np.ndarray:
+        if any(unknown(s) for s in a.shape):
+            raise NoLazyValue("an array whose size is unknown until computed")
+        return _stand_in(a, fill)
+
+    return _each_lazy(value, stand_in)
 
 
 #: what NumPy raises where a stand-in's values are not ones it takes (a singular
@@ -303,17 +292,7 @@ def _computed(value: Any) -> Any:
 
     found = _flat_lazy(value)
     results = dict(zip(map(id, found), _compute.compute(found))) if found else {}
-
-    def put(v: Any) -> Any:
-        if _is_lazy(v):
-            return results[id(v)]
-        if isinstance(v, (list, tuple)):
-            return type(v)(put(item) for item in v)
-        if isinstance(v, dict):
-            return {k: put(item) for k, item in v.items()}
-        return v
-
-    return put(value)
+    return _each_lazy(value, lambda a: results[id(a)])
 
 
 # --- Blocks: element-wise ------------------------------------------------------------------------
@@ -434,7 +413,7 @@ def _lanes(func: Any, b: dict[str, Any], lanes: dict[str, tuple[int, ...]], fill
         prepared[n] = a
         blocks[n] = a.to_delayed()
     # every other Dask array among the arguments goes whole to each lane's task
-    others = {n: v for n, v in b.items() if n not in prepared and _holds_lazy(v)}
+    others = {n: v for n, v in b.items() if n not in prepared and _flat_lazy(v)}
     structure = _lane_structure(func, b, prepared, batch_axes, lead, nbatch, fill, others)
     whole_others = {n: _delayed_whole(v) for n, v in others.items()}
 
@@ -552,7 +531,7 @@ def _assemble(structure: Any, tasks: dict[tuple[int, ...], Any],
 
 # --- Whole: one task ------------------------------------------------------------------------------
 def _whole(func: Any, way: Whole, b: dict[str, Any]) -> Any:
-    names = [n for n in way.arrays if _holds_lazy(b.get(n))]
+    names = [n for n in way.arrays if _flat_lazy(b.get(n))]
     if not names:
         return _call(func, b)
     values = {n: b[n] for n in names}
@@ -604,24 +583,13 @@ def _flat_lazy(value: Any) -> list[da.Array]:
 
 
 def _tiny(value: Any, fill: Any = 1) -> Any:
-    if _is_lazy(value):
-        shape = tuple(2 if unknown(s) else min(int(s), 2) for s in value.shape)
-        return _stand_in(value, fill, shape)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_tiny(v, fill) for v in value)
-    return value
+    return _each_lazy(
+        value, lambda a: _stand_in(a, fill, [2 if unknown(s) else min(int(s), 2) for s in a.shape])
+    )
 
 
 def _delayed_whole(value: Any) -> Any:
-    if _is_lazy(value):
-        return (
-            whole_axes(value).to_delayed().ravel()[0]
-            if value.ndim
-            else value.to_delayed().ravel()[0]
-        )
-    if isinstance(value, (list, tuple)):
-        return type(value)(_delayed_whole(v) for v in value)
-    return value
+    return _each_lazy(value, lambda a: whole_axes(a).to_delayed().ravel()[0])
 
 
 # --- ufuncs ------------------------------------------------------------------------------------------
