@@ -573,13 +573,9 @@ def _whole(func: Any, way: Whole, b: dict[str, Any]) -> Any:
 
 
 def _flat_lazy(value: Any) -> list[da.Array]:
-    if _is_lazy(value):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [a for v in value for a in _flat_lazy(v)]
-    if isinstance(value, dict):
-        return [a for v in value.values() for a in _flat_lazy(v)]
-    return []
+    found: list[da.Array] = []
+    _each_lazy(value, found.append)
+    return found
 
 
 def _tiny(value: Any, fill: Any = 1) -> Any:
