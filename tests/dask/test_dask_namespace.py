@@ -883,3 +883,50 @@ def test_broadcast_arrays_against_a_size_unknown_until_computed(chunks):
             assert np.array_equal(np.asarray(g), w)
         with pytest.raises(ValueError, match=r"broadcast_arrays: .* unknown and 3"):
             xp.broadcast_arrays(picked, xp.asarray(np.ones((3, 2)), device=xp.DASK))
+
+
+@pytest.mark.parametrize("chunks", [(4, 3), (1, 1), (3, 2)])
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("fft", lambda u: xp.fft.fft(u, axis=0)),
+        ("irfft", lambda u: xp.fft.irfft(u, axis=0, n=4)),
+        ("fftn", lambda u: xp.fft.fftn(u)),
+        ("rfftn", lambda u: xp.fft.rfftn(u, axes=(1, 0))),
+        ("fftshift", lambda u: xp.fft.fftshift(u)),
+        ("ifftshift", lambda u: xp.fft.ifftshift(u, axes=0)),
+    ],
+)
+def test_transforms_along_a_size_unknown_until_computed_are_refused_by_name(chunks, name, call):
+    """A transform's length is its axis's size: along an unknown size, the operation,
+    the shape and the fix, when built (Dask's own raised its raw ValueError)."""
+    data = np.arange(12.0).reshape(4, 3)
+    x = xp.asarray(data, device=xp.DASK, chunks=chunks)
+    u = x[xp.asarray(data[:, 0] > 2, device=xp.DASK, chunks=chunks[0])]
+    fix = r"strict_array\.known_sizes\(\)"
+    with pytest.raises(ValueError, match=rf"fft\.{name}: axis 0 of shape \(None, 3\) .*{fix}"):
+        call(u)
+    with xp.known_sizes():  # the fix: the same selection made with its size known
+        known = x[xp.asarray(data[:, 0] > 2, device=xp.DASK, chunks=chunks[0])]
+    assert known.shape == (3, 3)
+    want = call(xp.asarray(data[data[:, 0] > 2]))
+    np.testing.assert_allclose(to_numpy(call(known)), to_numpy(want))
+
+
+@pytest.mark.parametrize("chunks", [(4, 3), (1, 1), (3, 2)])
+@pytest.mark.parametrize("shift", ["fftshift", "ifftshift"])
+def test_transforms_along_known_sizes_beside_an_unknown_one_agree_with_cpu(chunks, shift):
+    data = np.arange(12.0).reshape(4, 3)
+    rows = data[:, 0] > 2
+    x = xp.asarray(data, device=xp.DASK, chunks=chunks)
+    u = x[xp.asarray(rows, device=xp.DASK, chunks=chunks[0])]
+    c = xp.asarray(data[rows])
+    for call in (
+        lambda a: getattr(xp.fft, shift)(a, axes=1),
+        lambda a: getattr(xp.fft, shift)(a, axes=-1),
+        lambda a: xp.fft.fft(a, axis=1),
+        lambda a: xp.fft.rfftn(a, axes=(1,)),
+    ):
+        got = call(u)
+        assert got.shape == (None, *call(c).shape[1:])
+        np.testing.assert_allclose(to_numpy(got), to_numpy(call(c)))

@@ -13,6 +13,7 @@ import dask
 import dask.array as da
 import numpy as np
 from dask.utils import parse_bytes
+from numpy.lib.array_utils import normalize_axis_tuple
 
 from . import _facts, _graph
 
@@ -20,6 +21,19 @@ from . import _facts, _graph
 def unknown(size: float) -> bool:
     """Whether a Dask size is unknown (data-dependent): Dask marks it with NaN."""
     return size != size
+
+
+def axes_of(axis: Any, ndim: int) -> tuple[int, ...]:
+    """The axes ``axis`` names (every one for None), each once, in order; NumPy's
+    AxisError for one out of range."""
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(sorted(set(normalize_axis_tuple(axis, ndim, allow_duplicate=True))))
+
+
+def shape_with_none(shape: Sequence[float]) -> tuple[int | None, ...]:
+    """A Dask shape (or one axis's blocks) as the namespace reports it: None where unknown."""
+    return tuple(None if unknown(s) else int(s) for s in shape)
 
 
 def config_bytes(key: str, default: str | None = None) -> int:
@@ -417,8 +431,7 @@ def flip(x: da.Array, /, *, axis: Any = None) -> da.Array:
     # Dask flips by slicing with step -1, which needs the chunk sizes, and returns an
     # empty array where a block is empty: along such an axis, or one of unknown size,
     # reverse the order of the blocks and flip each block instead
-    axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
-    for a in axes:
+    for a in axes_of(axis, x.ndim):
         if any(c != c or c == 0 for c in x.chunks[a]):
             x = x.blocks[(slice(None),) * a + (slice(None, None, -1),)]
             x = da.map_blocks(lambda block, a=a: np.flip(block, axis=a), x, dtype=x.dtype)

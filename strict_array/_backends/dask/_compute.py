@@ -207,7 +207,7 @@ def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
     more = [e for e in taken if id(e.array) in of_pending]
     try:
         return _run_keeping(datas, taken, p, persist)
-    except Exception as error:
+    except Exception as error:  # (any type: the held arrays' computations are the program's)
         if not more:
             raise
         # An error of the held arrays not asked for is theirs: they are not tried again

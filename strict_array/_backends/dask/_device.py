@@ -26,15 +26,12 @@ from ._basics import (
     permuted,
     rechunk,
     remade,
+    shape_with_none,
     standing_in_for,
     unknown,
     without_empty_blocks,
 )
 from ._namespace import auto_chunks, build_namespace, declared, declaring
-
-
-def _known(shape: tuple[float, ...]) -> tuple[int | None, ...]:
-    return tuple(None if unknown(s) else int(s) for s in shape)
 
 
 def _checking_unknown_sizes(op: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -46,7 +43,7 @@ def _checking_unknown_sizes(op: str, fn: Callable[[Any, Any], Any]) -> Callable[
         if isinstance(a, da.Array) and isinstance(b, da.Array) and a.ndim == b.ndim:
             s1, s2 = a.shape, b.shape
             if any(map(unknown, s1)) or any(map(unknown, s2)):
-                broadcast_shapes(op, _known(s1), _known(s2))
+                broadcast_shapes(op, shape_with_none(s1), shape_with_none(s2))
                 a, b = paired_unknown_blocks(a, b)
             else:
                 itemsize = np.result_type(a.dtype, b.dtype).itemsize
@@ -122,10 +119,10 @@ class DaskDevice(Device):
         return declared(without_empty_blocks(data if chunks is None else data.rechunk(chunks)))
 
     def chunks(self, data: da.Array) -> tuple[tuple[int | None, ...], ...]:
-        return tuple(_known(axis) for axis in data.chunks)
+        return tuple(shape_with_none(axis) for axis in data.chunks)
 
     def shape(self, data: da.Array) -> tuple[int | None, ...]:
-        return _known(data.shape)
+        return shape_with_none(data.shape)
 
     def sizes_for_caller(self, data: da.Array) -> da.Array:
         # a streaming pass over what data is computed from: its blocks' sizes only

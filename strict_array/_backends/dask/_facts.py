@@ -10,11 +10,11 @@ array it replaces.
 The facts:
 
 origin
-    ``DATA`` (the default: computed from what was read or given), ``NOTHING`` (made
-    from its blocks' places alone, ``zeros``, ``arange``, ...: :attr:`Facts.remake`
-    makes it again in other chunks), ``CONSTANT`` (every element one known value,
-    :attr:`Facts.constant`; made from nothing too), ``SLICE`` (a slice of another
-    array, :attr:`Facts.slice_of`, which a rechunk rechunks instead).
+    Data (the default: computed from what was read or given), made from nothing
+    (from its blocks' places alone, ``zeros``, ``arange``, ...: :attr:`Facts.remake`
+    makes it again in other chunks), a constant (every element one known value,
+    :attr:`Facts.constant`; made from nothing too), or a slice of another array
+    (:attr:`Facts.slice_of`, which a rechunk rechunks instead).
 ranges
     Each block's least and greatest value of a 1-D integer array (a take routes by
     them), ``(nblocks, 2)``.
@@ -29,21 +29,11 @@ written
 from __future__ import annotations
 
 import dataclasses
-import enum
 import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
-
-
-class Origin(enum.Enum):
-    """Where an array's values come from (see the module's docstring)."""
-
-    DATA = "data"
-    NOTHING = "made from nothing"
-    CONSTANT = "a constant"
-    SLICE = "a slice of another array"
 
 
 @dataclass(frozen=True)
@@ -62,16 +52,6 @@ class Facts:
     order: Any = None
     #: ``(data, region, value)``: ``value`` written into ``region`` of ``data``
     written: tuple[Any, Any, Any] | None = None
-
-    @property
-    def origin(self) -> Origin:
-        if self.constant is not None:
-            return Origin.CONSTANT
-        if self.remake is not None:
-            return Origin.NOTHING
-        if self.slice_of is not None:
-            return Origin.SLICE
-        return Origin.DATA
 
 
 @dataclass(frozen=True)

@@ -1,43 +1,33 @@
-"""Small results kept between computations, so that iterative code does not
-recompute its history.
+"""Kept values: small results kept between computations, so that iterative code does
+not recompute its history.
 
-An iterative algorithm written for eager arrays (EM, Lloyd, a fixed point) keeps
-its parameters as arrays and converts a scalar (``bool(change < tol)``) once per
-iteration. On ``DASK`` every parameter stays lazy: the graph of iteration ``k``
-holds the ``k`` iterations before it, each converting computes all of them again
-(quadratic time, a graph that grows without bound), and Dask keeps no result
-between two ``compute`` calls.
+An iterative algorithm written for eager arrays (EM, Lloyd, a fixed point) keeps its
+parameters as arrays and converts a scalar (``bool(change < tol)``) once per
+iteration. On ``DASK`` the graph of iteration ``k`` holds the ``k`` before it, and Dask
+keeps no result between two ``compute`` calls: each conversion would compute them all
+again (quadratic time, a graph that grows without bound).
 
-Here each computation also returns the *small* layers of its graph (declared by
-strict_array, at most ``strict_array.keep-bytes`` each, computed from something
-that is not small), and keeps their blocks. A later computation whose graph
-holds the very same layer object, or a layer of the same name rebuilt on the very
-same input layers (the layers without dependencies it is computed from, none of
-them a kept value), starts from the kept blocks. Not the same name alone: a layer
-rebuilt from an input opened again, which may have changed (a Zarr store), is
-computed again. A kept value lives as long as the layer object, that is as long as
-some lazy array built on it, and a value computed from inputs alone as long as
-those inputs: a consumer that checks ``isfinite(sum(X))`` when it fits and again
-when it predicts builds a new array each time, which would read ``X`` again. The total is bounded
-(``strict_array.keep-total``, oldest dropped first).
+So each computation also computes the *small* layers of its graph (declared, at most
+``strict_array.keep-bytes`` each, computed from something not small) and keeps their
+blocks. A later graph that holds the very same layer object, or a layer of that name
+rebuilt on the very same input layers (none of them a kept value), starts from them;
+the same name alone is not enough (a Zarr store opened again may have changed). A
+kept value lives as long as its layer, or as long as the inputs it is computed from
+(a consumer that checks ``isfinite(sum(X))`` twice builds two arrays); the total is
+bounded (``strict_array.keep-total``, oldest dropped first).
 
-Each array strict_array makes is built on the kept values rather than on the layers
-that computed them (:func:`track`): its graph is made anew with kept layers replaced
-by their blocks, before the program sees it; an array the program holds is never
-rewritten. So the graph of step ``k`` of a loop does not hold the steps before the
-last computation, and building it costs the same at every step (every Dask operation
-copies the layers of its operands' graphs: a history that grows makes each operation
-slower).
+Each array strict_array makes is built on the kept values, not on the layers that
+computed them (:func:`track`): a new graph, before the program sees it; an array the
+program holds is never rewritten. The graph of step ``k`` of a loop then does not hold
+the steps before the last computation, and building it costs the same at every step.
 
-Where a computation reads only values in memory (arrays persisted, NumPy's arrays
-given to ``asarray``, arrays made from nothing below the planning threshold), the
-arrays in its graph that the program still holds are kept too, whatever their size
-(:func:`held`): NumPy holds them in memory as long, and the program may use them
-again: a loss converted, then the gradient's product with ``X``, then its sum, each
-from the same ``raw_prediction = X @ coef``, would each compute it, and what came
-before it, again. These have their own
-bound (``strict_array.keep-held-total``), and each is at most a quarter of the
-values in memory its computation reads (not a copy of the data, such as ``X.T``).
+Where a computation reads only values in memory (persisted arrays, NumPy's arrays,
+arrays made from nothing below the planning threshold), the arrays of its graph the
+program still holds are kept too, whatever their size (:func:`held`): NumPy would hold
+them as long, and a loss, the gradient's product with ``X`` and its sum, each from one
+``raw_prediction = X @ coef``, would each compute it again. They have their own bound
+(``strict_array.keep-held-total``), and each is at most a quarter of the values in
+memory its computation reads (not a copy of the data, such as ``X.T``).
 """
 
 from __future__ import annotations
@@ -382,11 +372,8 @@ def _store(info: LayerInfo, layer: Any, graph: Any, blocks: list, nbytes: int, b
     def release(ref: Any) -> None:
         _release(name, ref)
 
-    try:
-        ref = weakref.ref(layer, release)
-        refs = {k: weakref.ref(i, release) for k, i in (inputs or {}).items()}
-    except TypeError:
-        return
+    ref = weakref.ref(layer, release)  # (Dask's layers, as the facts' records, are weak-referenced)
+    refs = {k: weakref.ref(i, release) for k, i in (inputs or {}).items()}
     with _lock:
         _kept[name] = Kept(ref, keys, blocks, nbytes, refs or None, bound)
         _total[bound] += nbytes

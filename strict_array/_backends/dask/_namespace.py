@@ -17,7 +17,9 @@ import array_api_compat.numpy as cnp
 import dask
 import dask.array as da
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
 
+from ..._errors import UNKNOWN_SIZES_FIX
 from . import _graph, _keep, _linalg, _reductions, _set, _sorting
 from ._basics import (
     as_constant,
@@ -32,6 +34,7 @@ from ._basics import (
     paired_unknown_blocks,
     permuted,
     reshape,
+    shape_with_none,
     unknown,
     whole_axes,
     whole_axis,
@@ -862,11 +865,23 @@ def _vecdot(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
     return (da.conj(x1) * x2).sum(axis=-1, dtype=dtype)
 
 
-def _single_chunk_fft(func: Any, numpy: Any, multi: bool) -> Any:
+def _transformed_known(name: str, x: da.Array, along: Any) -> None:
+    """Refuse a transform (or shift) along an axis whose size is unknown until computed:
+    its length is the transform's, and Dask's own fails with its raw error."""
+    for a in sorted(along):
+        if unknown(x.shape[a]):
+            raise ValueError(
+                f"fft.{name}: axis {a} of shape {shape_with_none(x.shape)} has a size unknown until computed, "
+                f"which the transform needs; {UNKNOWN_SIZES_FIX}."
+            )
+
+
+def _single_chunk_fft(name: str, func: Any, numpy: Any) -> Any:
     """Dask transforms only along single-chunk axes: gather those axes first (lazily).
     A transform of length 0 (an empty axis, or ``n`` or ``s`` of 0, or the default
     ``n`` of ``irfft`` over one element) raises NumPy's error when built, as on CPU
     (Dask's only when computed): NumPy's function of a small array of those lengths."""
+    multi = name.endswith("n")
 
     def apply(x: da.Array, /, **kwargs: Any) -> da.Array:
         if multi:
@@ -879,6 +894,7 @@ def _single_chunk_fft(func: Any, numpy: Any, multi: bool) -> Any:
         else:
             axes = (kwargs.get("axis", -1),)
         along = {a % x.ndim for a in axes} if x.ndim else set()
+        _transformed_known(name, x, along)
         lengths = [x.shape[a] for a in along] + list(kwargs.get("s") or ())
         lengths += [kwargs["n"]] if kwargs.get("n") is not None else []
         if any(not unknown(n) and n <= 1 for n in lengths):
@@ -889,6 +905,23 @@ def _single_chunk_fft(func: Any, numpy: Any, multi: bool) -> Any:
         return func(x, **kwargs)
 
     return apply
+
+
+def _shift(name: str, func: Any) -> Any:
+    """``fftshift`` or ``ifftshift``: Dask's own cuts and concatenates, which it refuses
+    where another axis's size is unknown; then NumPy's shift of each block, the shifted
+    axes gathered in one."""
+
+    def shift(x: da.Array, /, *, axes: Any = None) -> da.Array:
+        along = set(range(x.ndim) if axes is None else normalize_axis_tuple(axes, x.ndim))
+        _transformed_known(name, x, along)
+        if not any(unknown(s) for s in x.shape):
+            return func(x, axes=axes)
+        x = x.rechunk({a: -1 for a in along})
+        shift_block = getattr(np.fft, name)
+        return da.map_blocks(shift_block, x, axes=tuple(along), dtype=x.dtype)
+
+    return shift
 
 
 def _checked_frequencies(func: Any, numpy: Any) -> Any:
@@ -933,7 +966,9 @@ def build_namespace() -> types.SimpleNamespace:
     for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn",
                  "irfftn"):  # fmt: skip
         own, numpy = getattr(compat.fft, name), getattr(cnp.fft, name)  # type: ignore[attr-defined]
-        setattr(ns.fft, name, _single_chunk_fft(own, numpy, multi=name.endswith("n")))
+        setattr(ns.fft, name, _single_chunk_fft(name, own, numpy))
+    for name in ("fftshift", "ifftshift"):
+        setattr(ns.fft, name, _shift(name, getattr(compat.fft, name)))  # type: ignore[attr-defined]
     for name in ("fftfreq", "rfftfreq"):
         own, numpy = getattr(compat.fft, name), getattr(np.fft, name)  # type: ignore[attr-defined]
         setattr(ns.fft, name, _checked_frequencies(own, numpy))

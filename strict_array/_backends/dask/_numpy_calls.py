@@ -12,9 +12,9 @@ namespace's own functions.
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import math
-import operator
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -39,7 +39,7 @@ from .._numpy_ways import (
     numpy_name,
     signature,
 )
-from ._basics import unknown, whole_axes, without_empty_blocks
+from ._basics import axes_of, unknown, whole_axes, without_empty_blocks
 from ._namespace import declared
 
 __all__ = ["numpy_call", "numpy_ufunc"]
@@ -54,11 +54,13 @@ def numpy_call(func: Any, way: Way, args: tuple[Any, ...], kwargs: dict[str, Any
     scalars), lazily, by ``way``."""
     if type(way) is Own:
         own = dotted(da, way.name or numpy_name(func))
-        if own is not None and _takes(own, func, args, kwargs) and not _any_0d((args, kwargs)):
-            try:
-                return declared(own(*args, **kwargs))
-            except Exception:  # (where Dask refuses, NumPy's own decides)
-                pass  # (Dask refuses 0-d arrays with axis=0, vectors in dot with a scalar, ...)
+        if (
+            own is not None
+            and _takes(own, func, args, kwargs)
+            and not _any_0d((args, kwargs))
+            and not _refused_by_dask(func, args, kwargs)
+        ):
+            return declared(own(*args, **kwargs))  # (an error of Dask's own is raised)
         return numpy_call(func, _whole_of(func, args, kwargs), args, kwargs)
     if type(way) is Blocks:
         return _blocks(func, way, bound(func, args, kwargs))
@@ -70,7 +72,7 @@ def numpy_call(func: Any, way: Way, args: tuple[Any, ...], kwargs: dict[str, Any
         if x.ndim == 0:
             return _whole(func, Whole((way.array,)), b)
         axis = b.get(way.axis) if isinstance(way.axis, str) else way.axis
-        axes = tuple(range(x.ndim)) if axis is None else _axes(axis, x.ndim)
+        axes = axes_of(axis, x.ndim)
         lanes = {way.array: axes}
         for name in way.others:  # (of x's shape: lane by lane too; else whole)
             other = b.get(name)
@@ -147,6 +149,46 @@ def _takes(own: Any, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -
     return all(k in theirs for k in kwargs)
 
 
+def _tril_refused(b: dict[str, Any]) -> bool:
+    return bool(np.ndim(b["m"]) < 2)
+
+
+def _insert_refused(b: dict[str, Any]) -> bool:
+    """da.insert reads ``.chunks`` of array values (and broadcasts a list of them
+    otherwise), takes increasing indices only, and puts an index past the end at the
+    end (NumPy's IndexError)."""
+    values, obj, shape = b["values"], b["obj"], b["arr"].shape
+    if (np.ndim(values) > 0 and not _is_lazy(values)) or _is_lazy(obj):
+        return True
+    if not -len(shape) <= b["axis"] < len(shape):  # (NumPy's AxisError)
+        return True
+    if isinstance(obj, slice):
+        return False
+    n, index = shape[b["axis"]], np.asarray(obj)
+    if index.dtype.kind not in "iu" or np.any((index < -n) | (index > n)):
+        return True
+    return bool(np.any(np.diff(np.where(index < 0, index + n, index).ravel()) < 0))
+
+
+#: The arguments NumPy's function takes and Dask's own refuses (decided before the
+#: call, so that an error of Dask's is never taken for a refusal): NumPy's own serves.
+_REFUSED_BY_DASK: dict[str, Callable[[dict[str, Any]], bool]] = {
+    # da.dot reads both operands' last axes: a scalar has none (NumPy multiplies)
+    "dot": lambda b: min(np.ndim(b["a"]), np.ndim(b["b"])) == 0,
+    "insert": _insert_refused,
+    # da.linspace takes scalar bounds only
+    "linspace": lambda b: np.ndim(b["start"]) > 0 or np.ndim(b["stop"]) > 0,
+    # da.tril and da.triu take matrices only; NumPy's read a vector as rows of it
+    "tril": _tril_refused,
+    "triu": _tril_refused,
+}
+
+
+def _refused_by_dask(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    refused = _REFUSED_BY_DASK.get(numpy_name(func))
+    return refused is not None and refused(bound(func, args, kwargs))
+
+
 def _same(a: Any, b: Any) -> bool:
     try:
         return bool(a == b)
@@ -156,7 +198,7 @@ def _same(a: Any, b: Any) -> bool:
 
 def _whole_of(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Whole:
     b = bound(func, args, kwargs)
-    return Whole(tuple(k for k, v in b.items() if _holds_lazy(v)))
+    return Whole(tuple(k for k, v in b.items() if _flat_lazy(v)))
 
 
 def _any_0d(value: Any) -> bool:
@@ -166,43 +208,11 @@ def _any_0d(value: Any) -> bool:
     return any(a.ndim == 0 for a in _flat_lazy(value))
 
 
-def _holds_lazy(value: Any) -> bool:
-    if isinstance(value, (list, tuple)):
-        return any(_holds_lazy(v) for v in value)
-    if isinstance(value, dict):
-        return any(_holds_lazy(v) for v in value.values())
-    return _is_lazy(value)
-
-
-def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    out = []
-    for a in axes:
-        a = operator.index(a)
-        if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(a, ndim)
-        out.append(a % ndim)
-    return tuple(sorted(set(out)))
-
-
 def _call(func: Any, b: dict[str, Any]) -> Any:
     """``func`` called with bound arguments ``b`` (by NumPy's signature)."""
     sig = signature(func)
-    args: list[Any] = []
-    kwargs: dict[str, Any] = {}
-    for p in sig.parameters.values():
-        if p.name not in b:
-            continue
-        v = b[p.name]
-        if p.kind is p.VAR_POSITIONAL:
-            args.extend(v)
-        elif p.kind is p.VAR_KEYWORD:
-            kwargs.update(v)
-        elif p.kind is p.POSITIONAL_ONLY or (p.kind is p.POSITIONAL_OR_KEYWORD and not kwargs):
-            args.append(v)
-        else:
-            kwargs[p.name] = v
-    return func(*args, **kwargs)
+    call = inspect.BoundArguments(sig, {n: b[n] for n in sig.parameters if n in b})
+    return func(*call.args, **call.kwargs)
 
 
 # --- stand-ins: NumPy's own function tells the shapes, on no data --------------------------------
@@ -230,16 +240,30 @@ def _stand_in(x: Any, fill: Any = 0, shape: Sequence[int] | None = None) -> np.n
     return np.broadcast_to(np.asarray(fill, dtype=dtype), shape)
 
 
-def _stand_ins(value: Any, fill: Any = 0) -> Any:
+def _each_lazy(value: Any, change: Callable[[da.Array], Any]) -> Any:
+    """``value`` with ``change(a)`` for each Dask array ``a`` in it (in lists, tuples
+    and dicts, as NumPy's arguments hold them)."""
     if _is_lazy(value):
-        if any(unknown(s) for s in value.shape):
-            raise NoLazyValue("an array whose size is unknown until computed")
-        return _stand_in(value, fill)
+        return change(value)
     if isinstance(value, (list, tuple)):
-        return type(value)(_stand_ins(v, fill) for v in value)
+        return type(value)(_each_lazy(v, change) for v in value)
     if isinstance(value, dict):
-        return {k: _stand_ins(v, fill) for k, v in value.items()}
+        return {k: _each_lazy(v, change) for k, v in value.items()}
     return value
+
+
+def _stand_ins(value: Any, fill: Any = 0) -> Any:
+    def stand_in(a: da.Array) -> np.ndarray:
+        if any(unknown(s) for s in a.shape):
+            raise NoLazyValue("an array whose size is unknown until computed")
+        return _stand_in(a, fill)
+
+    return _each_lazy(value, stand_in)
+
+
+#: what NumPy raises where a stand-in's values are not ones it takes (a singular
+#: matrix: LinAlgError, a ValueError; a read-only stand-in written to: ValueError)
+_NUMPY_REFUSALS = (ValueError, TypeError, IndexError, ArithmeticError)
 
 
 def _probing_in(run: Callable[[Any], Any], fills: Sequence[Any]) -> Any:
@@ -247,7 +271,7 @@ def _probing_in(run: Callable[[Any], Any], fills: Sequence[Any]) -> Any:
     for fill in fills:
         try:
             return run(fill)
-        except Exception as e:  # (NumPy's own error, kept for the end)
+        except _NUMPY_REFUSALS as e:  # (NumPy's own error, kept for the end)
             first = first or e
     assert first is not None
     raise first
@@ -268,17 +292,7 @@ def _computed(value: Any) -> Any:
 
     found = _flat_lazy(value)
     results = dict(zip(map(id, found), _compute.compute(found))) if found else {}
-
-    def put(v: Any) -> Any:
-        if _is_lazy(v):
-            return results[id(v)]
-        if isinstance(v, (list, tuple)):
-            return type(v)(put(item) for item in v)
-        if isinstance(v, dict):
-            return {k: put(item) for k, item in v.items()}
-        return v
-
-    return put(value)
+    return _each_lazy(value, lambda a: results[id(a)])
 
 
 # --- Blocks: element-wise ------------------------------------------------------------------------
@@ -399,7 +413,7 @@ def _lanes(func: Any, b: dict[str, Any], lanes: dict[str, tuple[int, ...]], fill
         prepared[n] = a
         blocks[n] = a.to_delayed()
     # every other Dask array among the arguments goes whole to each lane's task
-    others = {n: v for n, v in b.items() if n not in prepared and _holds_lazy(v)}
+    others = {n: v for n, v in b.items() if n not in prepared and _flat_lazy(v)}
     structure = _lane_structure(func, b, prepared, batch_axes, lead, nbatch, fill, others)
     whole_others = {n: _delayed_whole(v) for n, v in others.items()}
 
@@ -517,7 +531,7 @@ def _assemble(structure: Any, tasks: dict[tuple[int, ...], Any],
 
 # --- Whole: one task ------------------------------------------------------------------------------
 def _whole(func: Any, way: Whole, b: dict[str, Any]) -> Any:
-    names = [n for n in way.arrays if _holds_lazy(b.get(n))]
+    names = [n for n in way.arrays if _flat_lazy(b.get(n))]
     if not names:
         return _call(func, b)
     values = {n: b[n] for n in names}
@@ -559,34 +573,19 @@ def _whole(func: Any, way: Whole, b: dict[str, Any]) -> Any:
 
 
 def _flat_lazy(value: Any) -> list[da.Array]:
-    if _is_lazy(value):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [a for v in value for a in _flat_lazy(v)]
-    if isinstance(value, dict):
-        return [a for v in value.values() for a in _flat_lazy(v)]
-    return []
+    found: list[da.Array] = []
+    _each_lazy(value, found.append)
+    return found
 
 
 def _tiny(value: Any, fill: Any = 1) -> Any:
-    if _is_lazy(value):
-        shape = tuple(2 if unknown(s) else min(int(s), 2) for s in value.shape)
-        return _stand_in(value, fill, shape)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_tiny(v, fill) for v in value)
-    return value
+    return _each_lazy(
+        value, lambda a: _stand_in(a, fill, [2 if unknown(s) else min(int(s), 2) for s in a.shape])
+    )
 
 
 def _delayed_whole(value: Any) -> Any:
-    if _is_lazy(value):
-        return (
-            whole_axes(value).to_delayed().ravel()[0]
-            if value.ndim
-            else value.to_delayed().ravel()[0]
-        )
-    if isinstance(value, (list, tuple)):
-        return type(value)(_delayed_whole(v) for v in value)
-    return value
+    return _each_lazy(value, lambda a: whole_axes(a).to_delayed().ravel()[0])
 
 
 # --- ufuncs ------------------------------------------------------------------------------------------

@@ -33,18 +33,12 @@ import array_api_compat.dask.array as compat
 import dask.array as da
 import numpy as np
 
-from ._basics import reshape, unknown
+from ._basics import axes_of, reshape, unknown
 
 REDUCTIONS = (
     "sum", "prod", "max", "min", "mean", "std", "var", "all", "any", "argmax", "argmin",
     "count_nonzero", "cumulative_sum", "cumulative_prod",
 )  # fmt: skip
-
-
-def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(ndim))
-    return tuple(a % ndim for a in ((axis,) if isinstance(axis, int) else axis))
 
 
 def reduction(name: str) -> Any:
@@ -60,7 +54,7 @@ def reduction(name: str) -> Any:
         if name in ("mean", "var", "std") and x.dtype.kind in "biu":
             x = x.astype(np.float64)  # as NumPy computes them (Dask's moments of bools are off)
         # (a cumulative function keeps every axis: none is reduced away)
-        reduced = _axes(axis, x.ndim) if x.ndim and not name.startswith("cumulative") else ()
+        reduced = axes_of(axis, x.ndim) if x.ndim and not name.startswith("cumulative") else ()
         if 0 in x.shape and all(not unknown(s) or a in reduced for a, s in enumerate(x.shape)):
             # empty, and every unknown size reduced away: NumPy's result of nothing (an
             # unknown size stands as 1: only a known empty axis decides an error here)
@@ -345,7 +339,7 @@ def nan_reduction(name: str) -> Any:
         return _two_pass(
             base,
             x,
-            _axes(axis, x.ndim),
+            axes_of(axis, x.ndim),
             keepdims=keepdims,
             correction=kwargs.get("ddof", 0),
             nan=nan,
