@@ -10,6 +10,8 @@ constructor from backend data.
 
 from __future__ import annotations
 
+import linecache
+import os
 import sys
 import textwrap
 import threading
@@ -341,6 +343,8 @@ SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 #: the strict_array module (set by strict_array._operators.install)
 _namespace = types.ModuleType("strict_array")
 _object_new = object.__new__
+#: the package's folder: generated code is named inside it
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 #: How the Array of backend data ``r`` on device ``dev`` is made, ``{ndim}`` its rank: the
@@ -363,7 +367,12 @@ def compile_function(name: str, source: str, namespace: dict[str, Any]) -> Any:
     :class:`Array` and the constructor's names) as its globals; it belongs to the module
     ``namespace["__name__"]`` (this one by default: pickles find it there)."""
     scope = {"__name__": __name__, "Array": Array, "_object_new": _object_new, **namespace}
-    exec(compile(source, f"<strict_array: {name}>", "exec"), scope)
+    # (a file name inside the package, as tools that tell a library's frames from its
+    # caller's by path expect (pytest, coverage, consumers' site finders); its source in
+    # linecache, as attrs does for its generated methods, so that tracebacks show it)
+    filename = os.path.join(_PACKAGE_DIR, f"<generated {name}>")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), scope)
     return scope[name]
 
 

@@ -262,3 +262,24 @@ def test_every_warning_names_the_fix_like_its_error(call, fix):
         call()
     text = str(caught[0].message)
     assert "rank-promotion mode 'warn'" in text and "rank_promotion('warn')" not in text
+
+
+@pytest.mark.parametrize("op", ["__sub__", "__isub__", "__rsub__", "subtract"])
+def test_a_refusal_is_traced_to_the_callers_line_through_the_packages_files(device, op):
+    # tools that tell a library's frames from its caller's by path (pytest, coverage,
+    # consumers' site finders) find every frame up to the caller's inside the package,
+    # generated operators included, and a traceback shows their source
+    import os
+    import traceback
+
+    x, v = on(device, np.ones((4, 3))), on(device, np.ones(3))
+    calls = {"__sub__": lambda: x - v, "__isub__": lambda: x.__isub__(v),
+             "__rsub__": lambda: v.__rsub__(x), "subtract": lambda: xp.subtract(x, v)}  # fmt: skip
+    with xp.rank_promotion("raise"), pytest.raises(xp.RankPromotionError) as info:
+        calls[op]()
+    frames = traceback.extract_tb(info.value.__traceback__)
+    package = os.path.dirname(os.path.abspath(xp.__file__))
+    last = max(i for i, f in enumerate(frames) if f.filename == __file__)  # the caller's
+    inside = frames[last + 1 :]
+    assert inside and all(os.path.abspath(f.filename).startswith(package) for f in inside)
+    assert all(f.line for f in inside)  # (each with its source line)
