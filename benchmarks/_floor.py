@@ -63,22 +63,33 @@ def _rewrapping(function: Any) -> Any:
     return made
 
 
+def rewrapped(module: Any) -> dict[str, Any]:
+    """NumPy's functions in ``module`` (those the mode replaces: functions, builtins and
+    NumPy's dispatchers, not classes nor ufuncs), each as a function whose plain arrays
+    come back as ``Floor`` arrays, by name."""
+    found = {}
+    for name in dir(module):
+        obj = getattr(module, name)
+        if not name.startswith("_") and (
+            isinstance(obj, (types.BuiltinFunctionType, types.FunctionType))
+            or type(obj).__name__ == "_ArrayFunctionDispatcher"
+        ):
+            found[name] = _rewrapping(obj)
+    return found
+
+
+#: the modules whose functions the floor replaces, as the mode does
+MODULES = (np, np.linalg, np.fft)
 #: module attribute -> NumPy's own, while the session runs
 _SAVED: dict[tuple[Any, str], Any] = {}
 
 
 def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> None:
     # (before the conftest files and the test modules load, as the mode's option)
-    for module in (np, np.linalg, np.fft):
-        for name in dir(module):
-            obj = getattr(module, name)
-            if name.startswith("_") or not (
-                isinstance(obj, (types.BuiltinFunctionType, types.FunctionType))
-                or type(obj).__name__ == "_ArrayFunctionDispatcher"
-            ):
-                continue
-            _SAVED[(module, name)] = obj
-            setattr(module, name, _rewrapping(obj))
+    for module in MODULES:
+        for name, wrapper in rewrapped(module).items():
+            _SAVED[(module, name)] = getattr(module, name)
+            setattr(module, name, wrapper)
 
 
 def pytest_unconfigure(config: Any) -> None:

@@ -802,9 +802,10 @@ def _quick_call(function: Any, kind: str, args: tuple[Any, ...], kwargs: dict[st
     (``kind``: a function with no rule, or arrays of one rank); ``_GENERAL`` for any other
     call, which :func:`_checked_call` checks and computes."""
     __tracebackhide__ = True
-    for v in kwargs.values():
-        if type(v) not in _INERT:
-            return _GENERAL
+    if kwargs:
+        for v in kwargs.values():
+            if type(v) not in _INERT:
+                return _GENERAL
     views: dict[int, Any] = {}
     plain: list[Any] = []
     rank = 0
