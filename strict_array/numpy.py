@@ -564,6 +564,8 @@ _NO_KEYWORDS: dict[str, Any] = {}
 _EMPTY_LIKE: Any = np.empty_like._implementation  # type: ignore[attr-defined]
 _COPYTO: Any = np.copyto._implementation  # type: ignore[attr-defined]
 _ASARRAY = np.asarray
+#: the class of NumPy's DType classes (np.dtypes.Float64DType, ...)
+_DTYPE_CLASS = type(np.dtype)
 
 
 def _arguments(params: tuple[str, ...], args: tuple[Any, ...],
@@ -601,11 +603,15 @@ def _allocation(kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
         if dtype is None:  # (np.full's own: the value's dtype)
             value = _ASARRAY(value)
             dtype = value.dtype
+    if isinstance(dtype, _DTYPE_CLASS):
+        return None  # (a DType class, np.dtypes.StrDType: ndarray.__new__ reads it otherwise)
     try:
         made = np.ndarray.__new__(CheckedArray, b["shape"], float if dtype is None else dtype,
                                   order=b.get("order", "C"))  # fmt: skip
     except Exception:  # (a shape or dtype NumPy refuses: its function raises its own error)
         return None
+    if made.dtype.kind not in "biufcmMO":
+        return None  # (a flexible dtype: NumPy's functions size "U" and "S" as 1, not 0)
     if kind == "zeros":  # (NumPy's zero bytes: a number's zero, else NumPy's own)
         if made.dtype.kind not in "biufc":
             return None

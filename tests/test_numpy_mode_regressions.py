@@ -157,6 +157,10 @@ def test_allocations_are_checked_and_own_their_data():
         ("zeros_like", (proto,), {}), ("ones_like", (proto,), {"dtype": int}),
         ("empty_like", (np.asfortranarray(proto),), {}), ("full_like", (proto, 7), {}),
         ("zeros_like", (proto,), {"shape": (4,)}), ("ones_like", ([1, 2],), {}),
+        # (flexible and DType-class dtypes: NumPy's own sizes them, "U" as "<U1")
+        ("ones", (2, "U"), {}), ("empty", (2, "S"), {}), ("zeros", (2, "U"), {}),
+        ("ones", ((2,),), {"dtype": np.dtypes.StrDType}),
+        ("full", ((2,), 1), {"dtype": np.dtypes.Float64DType}),
     ]  # fmt: skip
     want = [getattr(np, name)(*args, **kwargs) for name, args, kwargs in calls]
     with snp.checking():
