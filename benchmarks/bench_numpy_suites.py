@@ -25,6 +25,10 @@ own installed tests are collected and nothing of the working directory shadows t
 Each suite runs in these ways, ``--repeats`` rounds interleaved with a rotating start:
 
 - ``plain``: the suite as it ships;
+- ``floor``: the floor of any Python-level hook, applied as the mode is (``-p _floor``,
+  :mod:`_floor`): NumPy's functions make arrays of a minimal ndarray subclass whose
+  ``__array_ufunc__`` and ``__array_function__`` only unwrap, call NumPy and rewrap,
+  nothing checked (its outcomes are not compared: it is a measure of cost only);
 - ``allow``: ``--rank-promotion-numpy --rank-promotion=allow``, every array NumPy makes
   is checked and every promotion allowed: every test must have its plain outcome (the
   mode checks, it never computes differently; a hypothesis deadline missed is a test
@@ -36,9 +40,10 @@ Each suite runs in these ways, ``--repeats`` rounds interleaved with a rotating 
 
 Reported per suite: the counts of each run, the wall time and the CPU time of the
 subprocess (interpreter start and collection included), each against ``plain`` (the
-quietest round, taken jointly: ``_harness.min_of_medians``), and whether the CPU time is
-within 1.5x of plain's (the CPU time: on a machine other jobs keep busy, the wall time
-counts their time too); then, test by
+quietest round, taken jointly: ``_harness.min_of_medians``), the overhead of the CPU time
+over plain's as a multiple of the floor's, and whether the CPU time is within 1.5x of
+plain's (the CPU time: on a machine other jobs keep busy, the wall time counts their
+time too); then, test by
 test (from the junit XML), each test whose outcome differs from plain: listed (an
 exact-type assertion) or NOT LISTED, and each listed test that no longer differs. The
 exit status is 1 if a test differs that is not listed. Saved in ``--out``: each run's
@@ -82,6 +87,8 @@ _EXCEPTION_ROW = re.compile(
     r"^\|\s*`(?P<suite>[\w.]+)`\s*\|\s*`(?P<test>[^`]+)`\s*\|(?P<reason>.*)\|\s*$"
 )
 NUMPY_MODE = ("--rank-promotion-numpy",)
+#: the floor's plugin (_floor.py, beside this file, on the suites' path)
+FLOOR = ("-p", "_floor")
 REPORT_OPTION = "--rank-promotion-report"
 COUNTED = ("passed", "failed", "skipped", "errors", "xfailed", "xpassed")
 
@@ -273,7 +280,8 @@ def main() -> None:
     for package in packages:
         report_path = os.path.join(out_dir, f"{package}.report.json")
         audit_options = (*NUMPY_MODE, "--rank-promotion=audit", f"{REPORT_OPTION}={report_path}")
-        runs = [Run("plain", ()), Run("allow", (*NUMPY_MODE, "--rank-promotion=allow"))]
+        runs = [Run("plain", ()), Run("floor", FLOOR),
+                Run("allow", (*NUMPY_MODE, "--rank-promotion=allow"))]  # fmt: skip
         if package not in NUMPY_SUITES:
             runs.append(Run("audit", audit_options))
 
@@ -282,8 +290,13 @@ def main() -> None:
                 junit = os.path.join(out_dir, f"{package}.{run.name}.xml")
                 command = [args.python, "-m", "pytest", "--pyargs", package, "-q"]
                 command += ["-p", "no:cacheprovider", f"--junitxml={junit}", *extra, *run.options]
+                env = None
+                if run.options == FLOOR:  # (the plugin's module on the path)
+                    here = str(Path(__file__).resolve().parent)
+                    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                        p for p in (here, os.environ.get("PYTHONPATH")) if p)}  # fmt: skip
                 done = subprocess.run(command, cwd=cwd, capture_output=True, text=True,
-                                      timeout=args.timeout)  # fmt: skip
+                                      timeout=args.timeout, env=env)  # fmt: skip
                 run.log = done.stdout + done.stderr
                 run.returncodes.append(done.returncode)
                 run.counts.append(summary_counts(done.stdout))
@@ -309,7 +322,7 @@ def main() -> None:
             first = run.counts[0]
             steady = all(c == first for c in run.counts)
             same: bool | None = None
-            if run.name != "plain":
+            if run.name not in ("plain", "floor"):
                 checked = outcomes(run.junit)
                 diff = sorted(t for t in plain.keys() | checked.keys()
                               if plain.get(t) != checked.get(t))  # fmt: skip
@@ -339,6 +352,9 @@ def main() -> None:
                 "" if steady else "varies",
                 fmt_time(times[run.name]), f"{times[run.name] / times['plain']:.2f}x",
                 fmt_time(cpu[run.name]), f"{cpu[run.name] / cpu['plain']:.2f}x",
+                "" if run.name in ("plain", "floor") else
+                f"{(cpu[run.name] - cpu['plain']) / (cpu['floor'] - cpu['plain']):.2f}x"
+                if cpu["floor"] > cpu["plain"] else "-",
                 verdict(None if run.name != "allow" else
                         cpu[run.name] <= MAX_SLOWDOWN * cpu["plain"]),
                 verdict(same),
@@ -365,11 +381,12 @@ def main() -> None:
                 "vs plain",
                 "CPU time",
                 "vs plain",
+                "overhead / floor's",
                 f"<= {MAX_SLOWDOWN}x",
                 "outcomes = plain",
             ],
             rows,
-            "llrrrrlrrrrll",
+            "llrrrrlrrrrrll",
         )
     )
     if audits:

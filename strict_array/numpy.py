@@ -49,7 +49,7 @@ from typing import Any, SupportsIndex, cast
 
 import numpy as np
 
-from ._numpy_api import CALLING_ASSERTIONS, UNHOOKED, _rules, row_of
+from ._numpy_api import CALLING_ASSERTIONS, UNHOOKED, Row, _rules, row_of
 from ._numpy_api._table import GENERATORS, INDEXERS
 from ._typing import PY_SCALARS
 
@@ -559,6 +559,109 @@ def _new(ufunc: np.ufunc, args: Any) -> Any:
 _NO_KEYWORDS: dict[str, Any] = {}
 
 
+# --- NumPy's allocations, checked from the start ---------------------------------------------
+#: NumPy's C functions under their dispatchers: an array's allocation, a fill
+_EMPTY_LIKE: Any = np.empty_like._implementation  # type: ignore[attr-defined]
+_COPYTO: Any = np.copyto._implementation  # type: ignore[attr-defined]
+_ASARRAY = np.asarray
+#: the class of NumPy's DType classes (np.dtypes.Float64DType, ...)
+_DTYPE_CLASS = type(np.dtype)
+
+
+def _arguments(params: tuple[str, ...], args: tuple[Any, ...],
+               kwargs: dict[str, Any]) -> dict[str, Any] | None:  # fmt: skip
+    """The arguments by NumPy's parameter names, or None where a call gives others (or
+    one twice): NumPy's own function decides those."""
+    if len(args) > len(params):
+        return None
+    bound = dict(zip(params, args))
+    for k, v in kwargs.items():
+        if k in bound or k not in params:
+            return None
+        bound[k] = v
+    return bound
+
+
+def _allocation(kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``np.empty``, ``np.zeros``, ``np.ones``, ``np.full`` (``kind``) made as a checked
+    array that owns its data: NumPy's allocation of the subclass (``ndarray.__new__``),
+    filled as NumPy's function fills, with no copy. None for a call of another form
+    (``like=``, an array to fill with, an order NumPy's allocation does not take, a
+    dtype whose zero is not a number's): NumPy's own function makes it, checked as any
+    other call."""
+    full = kind == "full"
+    b = _arguments(("shape", "fill_value", "dtype", "order") if full
+                   else ("shape", "dtype", "order"), args, kwargs)  # fmt: skip
+    if b is None or "shape" not in b or b.get("order", "C") not in ("C", "F"):
+        return None
+    dtype = b.get("dtype")
+    value: Any = 1
+    if full:
+        value = b.get("fill_value")
+        if type(value) not in _SCALARS:
+            return None
+        if dtype is None:  # (np.full's own: the value's dtype)
+            value = _ASARRAY(value)
+            dtype = value.dtype
+    if isinstance(dtype, _DTYPE_CLASS):
+        return None  # (a DType class, np.dtypes.StrDType: ndarray.__new__ reads it otherwise)
+    try:
+        made = np.ndarray.__new__(CheckedArray, b["shape"], float if dtype is None else dtype,
+                                  order=b.get("order", "C"))  # fmt: skip
+    except Exception:  # (a shape or dtype NumPy refuses: its function raises its own error)
+        return None
+    if made.dtype.kind not in "biufcmMO":
+        return None  # (a flexible dtype: NumPy's functions size "U" and "S" as 1, not 0)
+    if kind == "zeros":  # (NumPy's zero bytes: a number's zero, else NumPy's own)
+        if made.dtype.kind not in "biufc":
+            return None
+        made.fill(0)
+    elif kind != "empty":  # (np.ones, np.full: NumPy's fill, the value cast unsafely)
+        _COPYTO(made.view(np.ndarray), value, casting="unsafe")
+    return made
+
+
+def _like_allocation(kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``np.empty_like``, ``np.zeros_like``, ``np.ones_like``, ``np.full_like`` (``kind``) of
+    a plain or checked array: NumPy's allocation of a checked prototype's class
+    (``subok``), owning its data, filled as NumPy's functions fill (``copyto``, unsafe);
+    None for a call of another form (another subclass, ``subok=False``, an array to
+    fill with)."""
+    full = kind == "full"
+    b = _arguments(("a", "fill_value", "dtype", "order", "subok", "shape") if full
+                   else ("a", "dtype", "order", "subok", "shape"), args, kwargs)  # fmt: skip
+    if b is None or "a" not in b or b.get("subok", True) is not True:
+        return None
+    a = b["a"]
+    t = type(a)
+    if t is np.ndarray:
+        a = a.view(CheckedArray)
+    elif t is not CheckedArray:
+        return None
+    value = {"zeros": 0, "ones": 1}.get(kind)
+    if full:
+        value = b.get("fill_value")
+        if type(value) not in _SCALARS:
+            return None
+    made = _EMPTY_LIKE(a, b.get("dtype"), b.get("order", "K"), True, b.get("shape"))
+    if kind != "empty":
+        _COPYTO(made.view(np.ndarray), value, casting="unsafe")
+    return made
+
+
+#: NumPy's allocating functions -> their checked allocation (None: NumPy's own decides)
+_ALLOCATIONS: dict[Any, Callable[[tuple[Any, ...], dict[str, Any]], Any]] = {
+    function: functools.partial(make, kind)
+    for make, functions in (
+        (_allocation, ((np.empty, "empty"), (np.zeros, "zeros"), (np.ones, "ones"),
+                       (np.full, "full"))),
+        (_like_allocation, ((np.empty_like, "empty"), (np.zeros_like, "zeros"),
+                            (np.ones_like, "ones"), (np.full_like, "full"))),
+    )
+    for function, kind in functions
+}  # fmt: skip
+
+
 # --- switching it on for a whole process ---------------------------------------------------------
 class _Patched:
     """A NumPy function as the module attribute while :func:`checking` is on: the arrays it
@@ -569,12 +672,23 @@ class _Patched:
     signature are NumPy's function's; pickles find NumPy's function by that name.
     """
 
-    __slots__ = ("_dispatched", "_function", "_row")
+    __slots__ = ("_allocate", "_dispatched", "_function", "_quick", "_row")
 
-    def __init__(self, function: Any) -> None:
+    def __init__(self, function: Any, row: Any = None) -> None:
         self._function = function
-        self._row = row_of(function)
+        self._row = row = row_of(function) if row is None else row
         self._dispatched = hasattr(function, "_implementation")
+        self._allocate = _ALLOCATIONS.get(function)
+        # the calls _quick_call serves: a function of arrays (dispatched) whose row has no
+        # rule (_ANY_RANKS: its arrays' ranks decide nothing), or only rules that arrays of
+        # one rank satisfy (_ONE_RANK)
+        rules = () if row is None else row.rules
+        self._quick = (
+            None if not self._dispatched
+            else _ANY_RANKS if not rules
+            else _ONE_RANK if all(type(r) in (_rules.Broadcast, _rules.Assign) for r in rules)
+            else None
+        )  # fmt: skip
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True  # (pytest: a failure is at the caller's line)
@@ -587,6 +701,14 @@ class _Patched:
         if function in _AS_IT_IS and not kwargs and len(args) == 1 and type(args[0]) is \
                 CheckedArray:  # fmt: skip
             return args[0]  # (NumPy gives a NumPy array back as it is)
+        if self._allocate is not None:
+            made = self._allocate(args, kwargs)
+            if made is not None:
+                return made
+        if self._quick is not None:
+            result = _quick_call(function, self._quick, args, kwargs, site)
+            if result is not _GENERAL:
+                return result
         if self._dispatched and _holds_foreign(args, kwargs):
             return function(*args, **kwargs)  # another array type's call: NumPy dispatches
         # (a checked array's call: what its __array_function__ does, without NumPy's dispatch;
@@ -668,6 +790,79 @@ def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[s
         result = at(function, plain_args, plain_kwargs)
     finally:
         _inside.reset(token)
+    return _checked_results(result, views, given=(args, kwargs))
+
+
+#: _quick_call's kinds of function (see _Patched), and its answer for a call it leaves
+_ANY_RANKS, _ONE_RANK, _GENERAL = "any ranks", "one rank", object()
+#: a keyword argument's values that are no array (an axis, a dtype, a flag)
+_INERT = frozenset({*_SCALARS, type(None), str, np.dtype, type})
+
+
+def _quick_call(function: Any, kind: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                site: types.FrameType) -> Any:  # fmt: skip
+    """The common call of a NumPy function of arrays, in one pass: positional arrays
+    (checked or plain; for a function with no rule, lists and tuples of them too) and
+    scalars, keyword arguments none of which is an array. Its arrays' plain views go to
+    NumPy's function, as :func:`_checked_call` gives them, where nothing is to decide
+    (``kind``: a function with no rule, or arrays of one rank); ``_GENERAL`` for any other
+    call, which :func:`_checked_call` checks and computes."""
+    __tracebackhide__ = True
+    if kwargs:
+        for v in kwargs.values():
+            if type(v) not in _INERT:
+                return _GENERAL
+    views: dict[int, Any] = {}
+    plain: list[Any] = []
+    rank = 0
+    for v in args:
+        t = type(v)
+        if t is CheckedArray:
+            n = v.ndim
+            p = v.view(np.ndarray)
+            views[id(p)] = (v, p)
+            v = p
+        elif t is np.ndarray:
+            n = v.ndim
+        elif t in _INERT:
+            n = 0
+        elif (t is list or t is tuple) and kind is _ANY_RANKS:
+            items = []
+            for item in v:
+                ti = type(item)
+                if ti is CheckedArray:
+                    p = item.view(np.ndarray)
+                    views[id(p)] = (item, p)
+                    item = p
+                elif ti is not np.ndarray and ti not in _INERT:
+                    return _GENERAL
+                items.append(item)
+            if views:
+                v = t(items)
+            n = 0
+        else:
+            return _GENERAL
+        if n and n != rank:
+            if rank and kind is _ONE_RANK:
+                return _GENERAL
+            rank = n
+        plain.append(v)
+    if not views:
+        return _GENERAL  # (no checked array: its row decides, as for any call)
+    at = _trampoline(site)
+    token = _inside.set(True)
+    try:
+        result = at(function, plain, kwargs)
+    finally:
+        _inside.reset(token)
+    if type(result) is np.ndarray:
+        hit = views.get(id(result))
+        if hit is not None:
+            return hit[0]  # (a checked argument's view given back: that array)
+        for v in args:
+            if result is v:
+                return result  # (a plain argument given back, as it is)
+        return _owned(result)
     return _checked_results(result, views, given=(args, kwargs))
 
 
@@ -871,6 +1066,12 @@ def _default_rng(seed: Any = None) -> CheckedGenerator:
 #: NumPy's entry points with no hook, left as they are (the docs' limits list them)
 EXITS = UNHOOKED
 
+#: the row of NumPy's private _lerp(a, b, t, out=None) (see _replacements): element-wise
+_LERP = Row(
+    "lib._function_base_impl._lerp",
+    (_rules.Broadcast(("a", "b", "t")), _rules.Assign("out", ("a", "b", "t"))),
+)
+
 #: module attribute -> what stood there, while checking() is on
 _SAVED: dict[tuple[Any, str], Any] = {}
 _LOCK = threading.Lock()
@@ -900,6 +1101,17 @@ def _replacements() -> dict[tuple[Any, str], Any]:
     for name in dir(numpy.testing):  # (not those that call the caller's functions)
         if name.startswith("assert_") and name not in CALLING_ASSERTIONS:
             found[(numpy.testing, name)] = _NumPysOwn(getattr(numpy.testing, name))
+    # an override of one of NumPy's private functions (as array_api_compat keeps its own
+    # where NumPy's do not serve): _lerp, np.percentile's and np.quantile's interpolation,
+    # which NumPy's own tests call directly. Run on 0-d checked arrays, its
+    # add(..., out=...) gives NumPy's scalar where it gives a 0-d array, and its next
+    # subtract(..., out=that scalar) fails, because NumPy does not pass out=... to
+    # __array_ufunc__ (numpy/numpy#28576); served as NumPy's public functions are, its
+    # operands checked as an element-wise function's, NumPy's own code run on their plain
+    # arrays (np.percentile's own calls of it, from inside NumPy, are NumPy's as they are)
+    impl = getattr(np.lib, "_function_base_impl", None)
+    if impl is not None and hasattr(impl, "_lerp"):
+        found[(impl, "_lerp")] = _Patched(impl._lerp, _LERP)
     found[(np.random, "default_rng")] = _default_rng
     for module in (np.random, np.random.mtrand):  # (emcee's spelling: mtrand)
         found[(module, "RandomState")] = CheckedRandomState

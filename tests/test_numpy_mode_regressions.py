@@ -122,3 +122,54 @@ def test_random_generators_made_by_any_name_run_on_plain_arrays_inside():
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
         assert type(g) is snp.CheckedArray
+
+
+def test_numpys_private_lerp_on_0d_checked_arrays():
+    # NumPy's own test (TestLerp) calls np.percentile's private _lerp on 0-d arrays; its
+    # add(..., out=...) reaches no __array_ufunc__ with out=... (numpy/numpy#28576)
+    from numpy.lib import _function_base_impl as nfb
+
+    plain = nfb._lerp(np.array(2), np.array(5), np.array(0.2))
+    with snp.checking(), xp.rank_promotion("raise"):
+        a, b, t = np.array(2), np.array(5), np.array(0.2)
+        got = nfb._lerp(a, b, t)
+        assert got == plain == 2.6
+        assert type(got) is type(plain)
+        vectors = nfb._lerp(np.arange(3.0), np.arange(3.0) + 1, np.array([0.2, 0.6, 0.9]))
+        assert type(vectors) is snp.CheckedArray
+        np.testing.assert_allclose(vectors, [0.2, 1.6, 2.9])
+        # its operands broadcast as an element-wise function's: a promotion is decided
+        with pytest.raises(xp.RankPromotionError, match=r"_lerp: operands of shapes \(3, 1\)"):
+            nfb._lerp(np.ones((3, 1)), np.ones(3), 0.5)
+        assert np.percentile(np.arange(10.0), 37) == pytest.approx(3.33)
+    assert nfb._lerp is not None and not hasattr(nfb._lerp, "_function")  # NumPy's again
+
+
+def test_allocations_are_checked_and_own_their_data():
+    # np.empty, np.zeros, ... allocate the checked array itself (no copy): NumPy's
+    # values, dtypes and layout, an array that owns its data
+    proto = np.arange(6.0).reshape(2, 3)
+    calls = [
+        ("empty", ((2, 3),), {}), ("zeros", ((2, 3),), {"dtype": int}),
+        ("zeros", (3, "U3"), {}), ("zeros", (2,), {"dtype": object}),
+        ("ones", ((2, 2),), {"order": "F"}), ("ones", (2, "U3"), {}),
+        ("full", ((2,), 2.5, np.float32), {}), ("full", (3, 5), {}), ("full", (2, None), {}),
+        ("zeros_like", (proto,), {}), ("ones_like", (proto,), {"dtype": int}),
+        ("empty_like", (np.asfortranarray(proto),), {}), ("full_like", (proto, 7), {}),
+        ("zeros_like", (proto,), {"shape": (4,)}), ("ones_like", ([1, 2],), {}),
+        # (flexible and DType-class dtypes: NumPy's own sizes them, "U" as "<U1")
+        ("ones", (2, "U"), {}), ("empty", (2, "S"), {}), ("zeros", (2, "U"), {}),
+        ("ones", ((2,),), {"dtype": np.dtypes.StrDType}),
+        ("full", ((2,), 1), {"dtype": np.dtypes.Float64DType}),
+    ]  # fmt: skip
+    want = [getattr(np, name)(*args, **kwargs) for name, args, kwargs in calls]
+    with snp.checking():
+        got = [getattr(np, name)(*args, **kwargs) for name, args, kwargs in calls]
+        with pytest.raises(ValueError, match="negative dimensions"):
+            np.zeros(-1)
+        np.empty(3).resize(6)
+    for (name, _, _), w, g in zip(calls, want, got):
+        assert type(g) is snp.CheckedArray and g.flags.owndata, name
+        assert g.dtype == w.dtype and g.shape == w.shape and g.strides == w.strides, name
+        if name != "empty" and name != "empty_like":
+            np.testing.assert_array_equal(g, w)
