@@ -10,6 +10,7 @@ from typing import NoReturn
 import numpy as np
 
 from ._backends import Device, device_of_native
+from ._settings import UNKNOWN_SIZES_FIX
 from ._typing import is_scalar
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "ARRAY_OR_SCALAR",
     "RankPromotionError",
     "RankPromotionWarning",
+    "UNKNOWN_SIZES_FIX",
     "mixed_devices",
     "refuse_operand",
 ]
@@ -43,13 +45,6 @@ class RankPromotionWarning(UserWarning):
 
     __module__ = "strict_array"
 
-
-#: the fix named where a size unknown until computed (on ``DASK``) is used as a number
-UNKNOWN_SIZES_FIX = (
-    "make the sizes known first: strict_array.known_sizes() around the code, or name the "
-    "calling package in the rank-promotion policy's known_sizes "
-    "(strict_array.rank_promotion_policy({}, known_sizes=[...]))"
-)
 
 #: What most functions accept as an array argument.
 ARRAY = "a strict_array.Array"

@@ -121,6 +121,15 @@ def planning(enabled: bool = True, *, threshold: int | str | None = None) -> Ite
 _known_sizes: ContextVar[bool | None] = ContextVar("strict_array_known_sizes", default=None)
 
 
+#: the fix named where a size unknown until computed (on ``DASK``) is used as a number
+#: (here, beside ``known_sizes``: the devices name it too, and they are below the namespace)
+UNKNOWN_SIZES_FIX = (
+    "make the sizes known first: strict_array.known_sizes() around the code, or name the "
+    "calling package in the rank-promotion policy's known_sizes "
+    "(strict_array.rank_promotion_policy({}, known_sizes=[...]))"
+)
+
+
 def current_known_sizes() -> bool | None:
     """The known-sizes setting in force here (None: the backend's default)."""
     return _known_sizes.get()
