@@ -99,6 +99,43 @@ def test_the_small_results_of_a_computation_in_passes_are_kept_where_that_adds_n
     assert store.loads == loads
 
 
+def test_a_kept_value_taken_along_by_a_later_pass_stays_kept_for_its_held_array():
+    """scikit-learn's RidgeClassifierCV: the fit computes the means of ``X`` (a pass
+    of their own, kept) and holds them; a later computation of the fit, with them put
+    in its graph as kept values, cuts another reduction and takes them along in that
+    pass; the score then builds ``X @ coef - means @ coef`` on the held means. Taken
+    along, the means are not kept again as that computation's copy (gone with it), so
+    the score finds them kept and reads ``X`` once, where it read it twice (once for
+    the means again, once for the rest). NumPy's values."""
+    import strict_array as xp
+
+    n_chunks, rows = 16, 32
+    store, x = _held_input(n_chunks, rows, 17)
+    a = np.asarray(store.data)
+    coef = np.arange(1.0, 5.0)
+    # (small results kept, not the input's size: the centred data is not kept either)
+    settings = {"strict_array.keep-bytes": rows * 4 * 8}
+    with dask.config.set(settings, scheduler="threads", num_workers=2):
+        with xp.planning(True, threshold=4 * rows * 4 * 8):
+            means = xp.mean(x, axis=0)  # (held, as the estimator holds X_offset)
+            centred = xp.subtract(x, means, broadcast_dimensions=(1,))
+            total = float(xp.sum(centred * centred))  # (a pass for the means, then one)
+            spread = xp.mean(centred * centred, axis=0)
+            scaled = xp.divide(centred, spread, broadcast_dimensions=(1,))
+            # (a pass for spread, which takes the kept means along, then one)
+            scaled_total = float(xp.sum(scaled))
+            loads = store.loads
+            w = xp.asarray(coef, device=xp.DASK)
+            score = float(xp.sum(x @ w - xp.sum(means * w)))
+    want_means = a.mean(axis=0)
+    want_spread = ((a - want_means) ** 2).mean(axis=0)
+    np.testing.assert_allclose(total, ((a - want_means) ** 2).sum(), rtol=1e-12)
+    np.testing.assert_allclose(scaled_total, ((a - want_means) / want_spread).sum(), atol=1e-9)
+    np.testing.assert_allclose(score, (a @ coef - want_means @ coef).sum(), atol=1e-9)
+    assert loads == 4 * n_chunks
+    assert store.loads - loads == n_chunks  # (one pass: the means were kept)
+
+
 def test_a_result_rebuilt_on_the_same_input_is_not_computed_again(tmp_path, monkeypatch):
     """scikit-learn checks ``isfinite(sum(X))`` when it fits and again when it predicts,
     each time a new array: the same computation of the same input layers is found

@@ -356,9 +356,16 @@ def keep_pass(arrays: Sequence[da.Array], step: Pass, results: Sequence[Any]) ->
     graph = _graph.merged_graph(arrays) if limit > 0 else None
     if graph is None:
         return
+    deps = _graph.dependencies_of(graph)
     for info, blocks in zip(step.layers, results):
         layer = _graph.layers_of(graph).get(info.name)
-        if layer is not None and info.nbytes is not None and info.nbytes <= limit:
+        # (a layer without dependencies is data already: an input, or a kept value put
+        # in this graph, which a pass takes along where a cut point needs it; kept
+        # again, its entry would follow that copy, gone with this computation, rather
+        # than the layer that computed it and the inputs it was computed from)
+        if layer is None or not deps[info.name]:
+            continue
+        if info.nbytes is not None and info.nbytes <= limit:
             _store(info, layer, graph, list(blocks), info.nbytes, SMALL)
 
 
