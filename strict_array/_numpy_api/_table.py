@@ -479,7 +479,9 @@ FUNCTIONS: dict[str, Row] = {r.numpy: r for r in [
     # (the namespace's own, per matrix of a stack)
     *rows("linalg.cholesky linalg.det linalg.inv linalg.eigh linalg.eigvalsh linalg.slogdet",
           lazy=lambda n: _per_matrix(n, MATRICES("a")), standard="="),
-    *rows("linalg.eig linalg.eigvals", lazy=MATRICES("a"),
+    # (NumPy's are real where every eigenvalue is, complex elsewhere: each block's own)
+    *rows("linalg.eig linalg.eigvals", lazy=Refuse("the result's dtype depends on the values "
+                                                   "(complex where an eigenvalue is not real)"),
           note="the namespace has no eig: not the standard's"),
     *rows("linalg.matrix_power", lazy=MATRICES("a"), standard="=",
           note="its dtype depends on n's sign: integers kept for n >= 0"),

@@ -3,9 +3,9 @@
 
 Every way ends in NumPy's own function on NumPy blocks, or in Dask's own function where
 the table vouches that its value is NumPy's (``Own``, each exception with its reason).
-``Blocks`` and ``Whole`` are one Dask ``blockwise`` call (:func:`_blockwise`): NumPy's
-function on each block, the axes the way names in one block (every axis of every array,
-in one task, for ``Whole``). Shapes come from the arguments' shapes: a block's result's
+``Blocks`` and ``Whole`` are one Dask ``blockwise`` call (:func:`._per_block.per_block`):
+NumPy's function on each block, the axes the way names in one block (every axis of
+every array, in one task, for ``Whole``). Shapes come from the arguments' shapes: a block's result's
 shape, and which of its axes follow the blocks, from NumPy's function on zero-strided
 stand-ins of the inputs (no data is read, nothing computes); a size that depends on
 the values (``np.unique``) is unknown until computed, as for the namespace's own
@@ -15,11 +15,7 @@ functions.
 from __future__ import annotations
 
 import functools
-import inspect
-import math
-import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import dask.array as da
@@ -39,8 +35,9 @@ from .._numpy_ways import (
     numpy_name,
     signature,
 )
-from ._basics import axes_of, unknown, whole_axes
+from ._basics import axes_of, unknown
 from ._namespace import declared
+from ._per_block import _call, _each_lazy, _stand_in, per_block
 
 __all__ = ["numpy_call", "numpy_ufunc"]
 
@@ -179,50 +176,6 @@ def _any_0d(value: Any) -> bool:
     return any(a.ndim == 0 for a in _flat_lazy(value))
 
 
-def _call(func: Any, b: dict[str, Any]) -> Any:
-    """``func`` called with bound arguments ``b`` (by NumPy's signature)."""
-    sig = signature(func)
-    call = inspect.BoundArguments(sig, {n: b[n] for n in sig.parameters if n in b})
-    return func(*call.args, **call.kwargs)
-
-
-# --- stand-ins: NumPy's own function tells the shapes, on no data --------------------------------
-#: the values a stand-in may hold, tried in turn until NumPy's function takes them: ones,
-#: an identity in the last two axes (a matrix NumPy inverts), distinct values (a matrix
-#: of ones is singular), zeros
-FILLS = (1, "eye", "distinct", 0)
-
-
-def _stand_in(x: Any, fill: Any = 0, shape: Sequence[int] | None = None) -> np.ndarray:
-    """A read-only array of ``x``'s dtype and ``shape`` (``x``'s own by default) that
-    holds no data (zero strides) but ``fill``: one value, an identity in the last two
-    axes (``"eye"``), or distinct small values (``"distinct"``, made for small shapes
-    only)."""
-    shape = tuple(x.shape if shape is None else shape)
-    dtype = x.dtype
-    if fill == "eye" and len(shape) >= 2:
-        eye = np.eye(shape[-2], shape[-1], dtype=dtype)
-        return np.broadcast_to(eye, shape)
-    if fill == "distinct" and math.prod(shape) <= 1 << 16:
-        values = (np.arange(math.prod(shape)) * 7 % 11 + 1).reshape(shape)
-        return values.astype(dtype) if dtype.kind != "b" else values % 2 == 1
-    if fill in ("eye", "distinct"):
-        fill = 1
-    return np.broadcast_to(np.asarray(fill, dtype=dtype), shape)
-
-
-def _each_lazy(value: Any, change: Callable[[Any], Any], kind: type = da.Array) -> Any:
-    """``value`` with ``change(a)`` for each Dask array ``a`` (each object of ``kind``)
-    in it (in lists, tuples and dicts, as NumPy's arguments hold them)."""
-    if isinstance(value, kind):
-        return change(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_each_lazy(v, change, kind) for v in value)
-    if isinstance(value, dict):
-        return {k: _each_lazy(v, change, kind) for k, v in value.items()}
-    return value
-
-
 def _stand_ins(value: Any, fill: Any = 0) -> Any:
     def stand_in(a: da.Array) -> np.ndarray:
         if any(unknown(s) for s in a.shape):
@@ -230,11 +183,6 @@ def _stand_ins(value: Any, fill: Any = 0) -> Any:
         return _stand_in(a, fill)
 
     return _each_lazy(value, stand_in)
-
-
-#: what NumPy raises where a stand-in's values are not ones it takes (a singular
-#: matrix: LinAlgError, a ValueError; a read-only stand-in written to: ValueError)
-_NUMPY_REFUSALS = (ValueError, TypeError, IndexError, ArithmeticError)
 
 
 def _computed(value: Any) -> Any:
@@ -274,8 +222,8 @@ def _blocks(func: Any, way: Blocks, b: dict[str, Any]) -> Any:
     kept = [j for j, axes in enumerate(lanes) if axes is not None]  # (others go whole)
     if not kept or any(unknown(arrays[j].shape[i]) for j in kept for i in lanes[j]):
         return _whole(func, Whole(tuple(b)), b)
-    return _blockwise(func, b, [slots[j] for j in kept], [arrays[j] for j in kept],
-                      [lanes[j] for j in kept])  # fmt: skip
+    return per_block(func, b, [slots[j] for j in kept], [arrays[j] for j in kept],
+                     [lanes[j] for j in kept], finish=declared)  # fmt: skip
 
 
 def _lanes(along: Any, b: dict[str, Any], arrays: list[da.Array]) -> list[Any]:
@@ -294,184 +242,7 @@ def _lanes(along: Any, b: dict[str, Any], arrays: list[da.Array]) -> list[Any]:
 def _whole(func: Any, way: Whole, b: dict[str, Any]) -> Any:
     if not _flat_lazy(b):
         return _call(func, b)
-    return _blockwise(func, b, [], [], [], way)
-
-
-def _blockwise(func: Any, b: dict[str, Any], slots: list[tuple[str, int | None]],
-               arrays: list[da.Array], lanes: list[tuple[int, ...]],
-               whole: Whole | None = None) -> Any:  # fmt: skip
-    """NumPy's ``func`` on each block of ``arrays`` (in ``slots`` of its arguments ``b``),
-    each array's ``lanes`` in one block, every other Dask array in ``b`` whole (all of
-    them, in one task, for ``whole``): one Dask ``blockwise`` call (for a tuple of
-    results, one of the tuples, then one per result)."""
-    if len(arrays) > 1 and any(unknown(s) for a in arrays for s in a.shape):
-        arrays = [whole_axes(a) for a in arrays]  # (Dask aligns no unknown blocks)
-    # the arguments, each array's block marked in them, and every other Dask array in
-    # them given whole to each block (in one block, each axis its own index)
-    rest = dict(b)
-    for j, (n, i) in enumerate(slots):
-        rest[n] = _Block(j) if i is None else type(rest[n])(
-            _Block(j) if k == i else v for k, v in enumerate(rest[n]))  # fmt: skip
-    wholes: list[da.Array] = []
-
-    def given_whole(a: da.Array) -> _Block:
-        wholes.append(whole_axes(a))
-        return _Block(len(arrays) + len(wholes) - 1)
-
-    rest = _each_lazy(rest, given_whole)
-    known = not any(unknown(s) for w in wholes for s in w.shape)
-    # the result's sizes: from NumPy's function on stand-ins of the arguments' shapes,
-    # else (where that would cost as much as the function, or depends on the values) on
-    # tiny ones: ``whole.shape``'s sizes, or unknown
-    by_shapes = whole is None or (whole.sizes == "shapes" and whole.shape is None)
-    sizes = None if known and by_shapes else "unknown"
-    if known and whole is not None and whole.sizes == "shapes" and whole.shape is not None:
-        sizes = whole.shape(b)
-    # the batch axes (all but the lanes') of every array, aligned from the end
-    batch = [[i for i in range(a.ndim) if i not in axes] for a, axes in zip(arrays, lanes)]
-    nbatch = max((len(axes) for axes in batch), default=0)
-    structure = _structure(func, rest, arrays, wholes, batch, nbatch, tiny=not by_shapes)
-    followed = set.intersection(*[set(follows.values()) for _, _, follows in _flat(structure)])
-    spec: list[Any] = [func, None, rest, None]
-    for j, a in enumerate([*arrays, *wholes]):
-        ind = [-1 - 64 * j - i for i in range(a.ndim)]  # batch axis k is k; others their own
-        if j < len(arrays):
-            for m, i in enumerate(batch[j]):
-                ind[i] = nbatch - len(batch[j]) + m
-            # the lanes, and each batch axis a result does not follow, in one block
-            one = [i for i in range(a.ndim) if ind[i] not in followed]
-            if one and not any(unknown(s) for s in a.shape):
-                a = a.rechunk({i: -1 for i in one})
-            elif one:
-                a = whole_axes(a, one)
-        spec += [a, tuple(ind)]
-    if structure[0] == "one":
-        return _declared_result(structure, _run_block, spec, sizes)
-    tuples = da.blockwise(_run_block, tuple(range(nbatch)), *spec, concatenate=False,
-                          meta=np.empty((0,) * nbatch, dtype=object))  # fmt: skip
-    return _results(structure, tuples, nbatch, sizes, ())
-
-
-def _results(structure: Any, tuples: da.Array, nbatch: int, sizes: Any,
-             path: tuple[int, ...]) -> Any:  # fmt: skip
-    """The results of :func:`_structure` taken from the blocks of ``tuples``, each one
-    by its ``path`` in them."""
-    if structure[0] == "one":
-        return _declared_result(structure, _item, [tuples, tuple(range(nbatch)), path, None],
-                                sizes)  # fmt: skip
-    _, kind, parts = structure
-    outs = [_results(part, tuples, nbatch, sizes if sizes in (None, "unknown") else sizes[i],
-                     (*path, i)) for i, part in enumerate(parts)]  # fmt: skip
-    if kind is list:
-        return outs
-    return kind(*outs) if hasattr(kind, "_fields") else tuple(outs)
-
-
-@dataclass(frozen=True)
-class _Block:
-    """Where the block of the ``index``-th array goes among NumPy's arguments."""
-
-    index: int
-
-
-def _one(block: Any) -> Any:
-    """A block Dask gives in a list (one per axis it has in one block), out of them."""
-    while isinstance(block, list):
-        block = block[0]
-    return block
-
-
-def _run_block(func: Any, rest: dict[str, Any], *blocks: Any) -> Any:
-    return _call(func, _each_lazy(rest, lambda m: _one(blocks[m.index]), _Block))
-
-
-def _item(tuples: Any, path: tuple[int, ...]) -> Any:
-    out = _one(tuples)
-    for i in path:
-        out = out[i]
-    return out
-
-
-def _structure(func: Any, rest: dict[str, Any], arrays: list[da.Array], wholes: list[da.Array],
-               batch: list[list[int]], nbatch: int, tiny: bool) -> Any:  # fmt: skip
-    """The shape and dtype of ``func``'s result(s) on one block, and which of its axes
-    follow each batch axis, from NumPy's function on stand-ins (no warning shown):
-    batch sizes 1, then each 2; the arrays given whole as stand-ins of their own shapes
-    (2 where unknown; at most 2, ``tiny``). NumPy's first error where it takes no fill
-    of :data:`FILLS` (an error of the arguments' shapes or types, NumPy's own)."""
-    # a batch axis of size 0 is probed at 0, then 1 (a value given whole may broadcast
-    # against it); any other at 1, then 2
-    least = [1] * nbatch
-    for a, axes in zip(arrays, batch):
-        for m, i in enumerate(axes):
-            least[nbatch - len(axes) + m] &= a.shape[i] != 0
-
-    def probe(sizes: list[int], fill: Any) -> Any:
-        parts = []
-        for a, axes in zip(arrays, batch):
-            shape = list(a.shape)  # the lanes' sizes, and each batch axis's below
-            lead = nbatch - len(axes)
-            for m, i in enumerate(axes):
-                shape[i] = sizes[lead + m] if a.shape[i] != 1 else 1
-            parts.append(_stand_in(a, fill, shape))
-        for w in wholes:
-            shape = [2 if unknown(s) else min(int(s), 2) if tiny else s for s in w.shape]
-            parts.append(_stand_in(w, fill, shape))
-        return _run_block(func, rest, *parts)
-
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        first: Exception | None = None
-        for fill in FILLS:
-            try:
-                base = probe(least, fill)
-                break
-            except _NUMPY_REFUSALS as e:  # (NumPy's own error, kept for the end)
-                first = first or e
-        else:
-            assert first is not None
-            raise first
-        grown = [probe([n + (j == k) for j, n in enumerate(least)], fill)
-                 for k in range(nbatch)]  # fmt: skip
-
-    def describe(out: Any, more: list[Any]) -> Any:
-        if isinstance(out, (tuple, list)):
-            parts = [describe(o, [m[i] for m in more]) for i, o in enumerate(out)]
-            return ("many", type(out), parts)
-        out = np.asarray(out)
-        follows: dict[int, int] = {}
-        for k, m in enumerate(more):
-            m = np.asarray(m)
-            if m.ndim != out.ndim:
-                raise NoLazyValue("a result whose rank depends on the batch sizes")
-            for axis, (s1, s2) in enumerate(zip(out.shape, m.shape)):
-                if (s1, s2) == (least[k], least[k] + 1):
-                    follows[axis] = k
-                elif s1 != s2:
-                    raise NoLazyValue("a result whose sizes are not its blocks'")
-        return ("one", out.shape, out.dtype, follows)
-
-    return describe(base, grown)
-
-
-def _flat(structure: Any) -> list[Any]:
-    """The results' ``(shape, dtype, follows)`` of a :func:`_structure`, flat."""
-    if structure[0] == "many":
-        return [one for part in structure[2] for one in _flat(part)]
-    return [structure[1:]]
-
-
-def _declared_result(structure: Any, run: Any, spec: list[Any], sizes: Any) -> Any:
-    """One result of :func:`_structure`: ``run`` on each block of ``spec``'s arrays, each
-    of its axes a batch axis it follows or a new one, of the size ``sizes`` gives (the
-    stand-ins' for None, or unknown)."""
-    _, shape, dtype, follows = structure
-    if sizes is not None:
-        shape = tuple(np.nan for _ in shape) if sizes == "unknown" else tuple(sizes)
-    out_ind = tuple(follows.get(axis, 1000 + axis) for axis in range(len(shape)))
-    new = {1000 + axis: s for axis, s in enumerate(shape) if axis not in follows}
-    return declared(da.blockwise(run, out_ind, *spec, new_axes=new, concatenate=False,
-                                 meta=np.empty((0,) * len(shape), dtype=dtype)))  # fmt: skip
+    return per_block(func, b, [], [], [], way, finish=declared)
 
 
 def _flat_lazy(value: Any) -> list[da.Array]:
