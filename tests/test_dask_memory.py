@@ -279,11 +279,11 @@ def test_numpys_names_on_a_tall_array_hold_a_few_blocks(name):
 def test_the_measure_sees_numpys_function_per_lane_hold_its_input():
     """The way the running total took before, NumPy's function on each lane (the tall
     axis in one block): the measure counts every block held at once."""
-    from strict_array._backends._numpy_ways import Lanes
+    from strict_array._backends._numpy_ways import Blocks
     from strict_array._backends.dask._numpy_calls import numpy_call
 
     def per_lane(x: Any) -> Any:
-        lanes = numpy_call(np.cumulative_sum, Lanes("x"), (x._data,), {"axis": 0})
+        lanes = numpy_call(np.cumulative_sum, Blocks(("x",), along="axis"), (x._data,), {"axis": 0})
         return xp.sum(xp.asarray(lanes), axis=0)
 
     _, _, held = _measure(per_lane)

@@ -279,16 +279,14 @@ def test_every_ufunc_gives_numpys_value(name: str, device: Any) -> None:
 # --- the table's ways name NumPy's parameters, and DASK stays lazy -------------------------------
 def _named_parameters(way: Any) -> list[str]:
     """The parameters a lazy way names, through Unless's branches."""
-    from strict_array._backends._numpy_ways import Blocks, Lanes, Matrices, Whole, Writes
+    from strict_array._backends._numpy_ways import Blocks, Whole, Writes
     from strict_array._numpy_api._table import Unless
 
     if type(way) is Unless:
         return _named_parameters(way.way) + _named_parameters(way.instead)
     if type(way) is Blocks:
-        return [*way.arrays, *way.whole]
-    if type(way) is Lanes:
-        return [way.array, *way.others] + ([way.axis] if isinstance(way.axis, str) else [])
-    if type(way) in (Matrices, Whole):
+        return [*way.arrays] + ([way.along] if isinstance(way.along, str) else [])
+    if type(way) is Whole:
         return list(way.arrays)
     if type(way) is Writes:
         return [way.target, *_named_parameters(way.how)]

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 __all__ = [
-    "Blocks", "Lanes", "Matrices", "NoLazyValue", "Own", "Refuse", "Value", "Way", "Whole",
-    "Writes", "bound", "dotted", "numpy_name", "signature",
+    "Blocks", "NoLazyValue", "Own", "Refuse", "Value", "Way", "Whole", "Writes", "bound",
+    "dotted", "numpy_name", "signature",
 ]  # fmt: skip
 
 
@@ -42,36 +42,23 @@ class Own:
 
 @dataclass(frozen=True)
 class Blocks:
-    """Element-wise: NumPy's function on each block of ``arrays`` broadcast together
-    (``np.clip``, ``np.isclose``); each of ``whole`` goes whole to every block
+    """NumPy's function on each block of ``arrays`` (their other axes broadcast together
+    from the end and chunked alike), the axes ``along`` names in one block:
+
+    - ``None``: none, element-wise (``np.clip``, ``np.isclose``; ``"*condlist"``: each
+      array of a list);
+    - a parameter's name (``"axis"``, ``"axes"``) or an axis: those axes of the first
+      array and of each other of its shape, lanes (``np.sort``, ``np.percentile`` and its
+      ``weights``, ``np.fft.fft``); ``axis=None`` means every axis;
+    - a tuple: the last ``along[i]`` axes of ``arrays[i]``, a stack of matrices
+      (``np.linalg.inv``, ``np.linalg.solve``).
+
+    A block's result may have any shape (``np.percentile``'s ``q`` axes first, ``np.diff``
+    shorter); each other array among the arguments goes whole to every block
     (``np.interp``'s ``xp`` and ``fp``)."""
 
     arrays: tuple[str, ...]
-    whole: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Lanes:
-    """NumPy's function on each lane of ``array``: the axes the ``axis`` argument names
-    (or the axis ``axis``, an int) in one block, every other axis chunked as it is
-    (``np.sort``, ``np.percentile``, ``np.fft.fft``); ``axis=None`` means every axis.
-    ``others`` are arrays of ``array``'s shape that go with it (``np.trapezoid``'s
-    ``x``); a lane's result may have any shape (``np.percentile``'s ``q`` axes first,
-    ``np.diff`` shorter)."""
-
-    array: str
-    axis: str | int = "axis"
-    others: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Matrices:
-    """NumPy's function on each stack member: the last ``cores[i]`` axes of
-    ``arrays[i]`` in one block, the batch axes broadcast and chunked (``np.linalg.inv``,
-    ``np.linalg.solve``)."""
-
-    arrays: tuple[str, ...]
-    cores: tuple[int, ...]
+    along: str | int | tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -114,7 +101,7 @@ class Refuse:
     why: str
 
 
-Way: TypeAlias = Own | Blocks | Lanes | Matrices | Whole | Value | Writes | Refuse
+Way: TypeAlias = Own | Blocks | Whole | Value | Writes | Refuse
 
 
 @functools.cache

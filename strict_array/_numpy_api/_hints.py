@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _elementwise, _public
 from .._array import Array
-from .._backends._numpy_ways import Blocks, Lanes, Matrices, Own, Refuse, Value, Whole, Writes
+from .._backends._numpy_ways import Blocks, Own, Refuse, Value, Whole, Writes
 from ._rules import Assign, Broadcast, Callbacks, Einsum, Stacks, ToShape
 from ._table import CONVERSIONS, FUNCTIONS, UFUNCS, Compose, Row, Unless
 
@@ -113,12 +113,12 @@ def _way_text(way: Any) -> str:
     kind = type(way)
     if kind is Own:
         return "Dask's own" + (f" `{way.name}`" if way.name else "")
-    if kind is Blocks:
+    if kind is Blocks and way.along is None:
         return "NumPy's, block by block"
-    if kind is Lanes:
-        return "NumPy's, lane by lane"
-    if kind is Matrices:
-        return "NumPy's, matrix by matrix"
+    if kind is Blocks:
+        return "NumPy's, " + (
+            "matrix by matrix" if isinstance(way.along, tuple) else "lane by lane"
+        )
     if kind is Whole:
         return "NumPy's, in one task" + (" (sizes unknown)" if way.sizes == "values" else "")
     if kind is Value:

@@ -56,3 +56,45 @@ def test_a_bad_input_raises_numpys_error_type(name):
     v = xp.asarray(V, device=xp.DASK, chunks=2)
     with pytest.raises(numpy_error.type):
         to_numpy(call(m, v))
+
+
+# --- the one engine: NumPy's function on each block, the named axes in one block -------------
+STACK = np.random.default_rng(3).standard_normal((6, 3, 3)) + 3 * np.eye(3)
+ROWS = np.random.default_rng(4).standard_normal((7, 5))
+
+#: NumPy calls whose way is Blocks: element-wise, lanes, matrices (several arrays, a
+#: tuple of results, results nested in results, lanes whose result leads with new axes)
+PER_BLOCK = {
+    "isclose": lambda r, s: np.isclose(r, r + 1e-9 * (r > 0)),
+    "median along the blocks' axis": lambda r, s: np.median(r, axis=0),
+    "percentile, q's axis first": lambda r, s: np.percentile(r, [10, 50, 90], axis=1),
+    "unwrap": lambda r, s: np.unwrap(r, axis=0),
+    "eigh of a stack": lambda r, s: np.linalg.eigh(s),
+    "svd of a stack": lambda r, s: np.linalg.svd(s),
+    "solve of a stack": lambda r, s: np.linalg.solve(s, s[:, :, :1]),
+    "histogramdd": lambda r, s: np.histogramdd(r[:, :2], bins=3),
+}
+
+
+def _unknown_rows(x: np.ndarray, chunks: int) -> xp.Array:
+    """``x`` on DASK with its first size unknown (a selection by a mask)."""
+    d = xp.asarray(x, device=xp.DASK, chunks=(chunks,) + x.shape[1:])
+    return d[xp.asarray(np.ones(x.shape[0], bool), device=xp.DASK, chunks=chunks)]
+
+
+@pytest.mark.parametrize("chunks", ["one block", "irregular", "size-1 blocks", "unknown sizes"])
+@pytest.mark.parametrize("name", sorted(PER_BLOCK))
+def test_numpys_function_per_block_gives_numpys_value(name, chunks):
+    call = PER_BLOCK[name]
+    if chunks == "unknown sizes":
+        r, s = _unknown_rows(ROWS, 3), _unknown_rows(STACK, 4)
+    else:
+        size = {"one block": -1, "irregular": 4, "size-1 blocks": 1}[chunks]
+        r = xp.asarray(ROWS, device=xp.DASK, chunks=(size, -1))
+        s = xp.asarray(STACK, device=xp.DASK, chunks=(size, -1, -1))
+    got, want = call(r, s), call(ROWS, STACK)
+    flat_got = got if isinstance(got, tuple) else (got,)
+    flat_want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(flat_got, flat_want):
+        for gi, wi in zip(*((g, w) if isinstance(w, list) else ((g,), (w,)))):
+            np.testing.assert_allclose(to_numpy(gi), wi, rtol=1e-12, atol=1e-12)

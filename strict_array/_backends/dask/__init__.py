@@ -60,8 +60,11 @@ Modules:
 - ``_sorting``: a sample sort of long 1-D arrays;
 - ``_set``: the ``unique_*`` functions, block by block;
 - ``_reductions``: reductions where Dask's are wrong or refuse;
-- ``_linalg``: per-matrix ``linalg`` through generalized ufuncs, and tall-matrix paths;
+- ``_linalg``: per-matrix ``linalg`` as generalized ufuncs' calls, and tall-matrix paths;
 - ``_numpy_calls``: NumPy's functions and ufuncs on Dask data, with NumPy's value;
+- ``_per_block``: the one engine of per-block calls (:func:`._per_block.per_block`: a
+  function on each block, the axes it names in one block, one ``blockwise`` call), for
+  ``_numpy_calls`` and ``_linalg``'s per-matrix calls;
 - ``_io``: Zarr and ``.npy`` files, streamed.
 
 One compute, ``float(x)`` for ``x = xp.sum((a - xp.mean(a, axis=0)) ** 2)``:

@@ -1,10 +1,11 @@
 """Per-matrix ``linalg`` (and ``take_along_axis``) on Dask through generalized ufuncs.
 
 Dask's own ``linalg`` handles only single 2-D matrices chunked its way; these
-run NumPy's (through ``array_api_compat``) on each matrix of a stack with
-:func:`dask.array.apply_gufunc`, which keeps the batch axes chunked and gathers
-only the matrix axes of each matrix into one chunk (so one matrix must fit in a
-worker's memory). Everything stays lazy; no SciPy is needed.
+run NumPy's (through ``array_api_compat``) on each matrix of a stack as a generalized
+ufunc's call (:func:`gufunc`) by the engine of NumPy's calls
+(:func:`._per_block.per_block`), which keeps the batch axes chunked and gathers only
+the matrix axes of each matrix into one block (so one matrix must fit in a worker's
+memory). Everything stays lazy; no SciPy is needed.
 """
 
 from __future__ import annotations
@@ -15,125 +16,36 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ._basics import pair_blocks, reshape, unknown, whole_axes, whole_axis
+from ._basics import reshape, unknown, whole_axes
 from ._graph import declare
+from ._per_block import per_block
 
 
-def gufunc(func: Any, signature: str, *args: da.Array, **kwargs: Any) -> Any:
-    """``da.apply_gufunc`` with the chunks prepared here rather than by Dask.
-
-    Each argument's core axes are gathered into one chunk and the loop (batch)
-    axes of all arguments share one chunking. Doing it here rather than with
-    ``allow_rechunk=True`` also works when a core axis has size 0 (where Dask's
-    own re-chunking divides by zero).
-    """
-    groups = re.findall(r"\(([^)]*)\)", signature.split("->")[0])
-    cores = [0 if not g.strip() else g.count(",") + 1 for g in groups]
-    loops = [a.ndim - n for a, n in zip(args, cores)]
-    batch = _batch_shape([a.shape[:n] for a, n in zip(args, loops)])
-    if 0 in batch and not any(s != s for s in batch):
-        # Dask refuses a size-1 loop axis against a size-0 one
-        args = tuple(
-            da.broadcast_to(a, batch + a.shape[n:]) if a.shape[:n] != batch else a
-            for a, n in zip(args, loops)
-        )
-        loops = [len(batch)] * len(args)
-    width = max(loops)
-    loop_chunks: dict[int, tuple[int, ...]] = {}
-    for a, n_loop in zip(args, loops):
-        for j in range(n_loop):
-            if a.shape[j] != 1:
-                loop_chunks.setdefault(width - n_loop + j, a.chunks[j])
-    paired = _paired_loop_blocks(list(args), loops, width)
-    prepared = []
-    for a, n_core, n_loop in zip(paired, cores, loops):
-        core_axes = range(a.ndim - n_core, a.ndim)
-        for axis in core_axes:  # (an unknown size: Dask's rechunk refuses it)
-            if a.numblocks[axis] != 1 and any(c != c for c in a.chunks[axis]):
-                a = whole_axis(a, axis)
-        spec: dict[int, Any] = {axis: -1 for axis in core_axes if a.numblocks[axis] != 1}
-        for j in range(n_loop):
-            want = loop_chunks.get(width - n_loop + j)
-            if a.shape[j] != 1 and not unknown(a.shape[j]) and not _same_chunks(a.chunks[j], want):
-                spec[j] = want  # (unknown sizes cannot be re-chunked, nor need to be here)
-        prepared.append(a.rechunk(spec) if spec else a)
-    if any(s != s for a in prepared for s in a.shape):  # (apply_gufunc refuses NaN sizes)
-        return _blockwise_gufunc(func, signature, prepared, loops, **kwargs)
-    return da.apply_gufunc(func, signature, *prepared, allow_rechunk=False, **kwargs)
-
-
-def _paired_loop_blocks(args: list[da.Array], loops: list[int], width: int) -> list[da.Array]:
-    """Each loop axis paired across the arguments that have it (aligned from the end of
-    the loop axes): :func:`pair_blocks`."""
-    for p in range(width):
-        pair_blocks(args, [(i, p - (width - n)) for i, n in enumerate(loops) if p >= width - n])
-    return args
-
-
-def _dims(group: str) -> tuple[str, ...]:
-    return tuple(d.strip() for d in group.split(",") if d.strip())
-
-
-def _blockwise_gufunc(
-    func: Any,
-    signature: str,
-    args: list[da.Array],
-    loops: list[int],
-    *,
-    output_dtypes: Any,
-    output_sizes: dict[str, int] | None = None,
-) -> Any:
-    """``apply_gufunc`` for batch (loop) axes of unknown size, which it refuses (it
-    compares their sizes, and NaN equals nothing); the chunks are prepared already,
-    so each output is one blockwise call over the blocks."""
-    inputs, outputs = signature.split("->")
-    in_cores = [_dims(g) for g in re.findall(r"\(([^)]*)\)", inputs)]
-    out_cores = [_dims(g) for g in re.findall(r"\(([^)]*)\)", outputs)]
-    width = max(loops)
-    loop = tuple(f"__loop{i}__" for i in range(width))
+def gufunc(func: Any, signature: str, *args: da.Array, output_dtypes: Any,
+           output_sizes: Any = None) -> Any:  # fmt: skip
+    """``da.apply_gufunc``'s call, by the NumPy calls' engine (:func:`._per_block.per_block`):
+    each argument's core axes in one block, the loop (batch) axes of all arguments
+    chunked alike (also where a core axis has size 0, where Dask's own re-chunking
+    divides by zero, and where a loop size is unknown, which Dask's refuses)."""
+    inputs, outputs = (re.findall(r"\(([^)]*)\)", side) for side in signature.split("->"))
+    cores = [tuple(d.strip() for d in group.split(",") if d.strip()) for group in inputs]
     sizes = dict(output_sizes or {})
-    pairs: list[Any] = []
-    for i, (a, core, n) in enumerate(zip(args, in_cores, loops)):
-        # each core axis its own (contracted) index: a name repeated in one signature
-        # ("(m,m)") would read as a diagonal to blockwise
-        pairs += [a, loop[width - n :] + tuple(f"__in{i}_{j}__" for j in range(len(core)))]
-        for d, size in zip(core, a.shape[n:]):
-            sizes.setdefault(d, size if size != size else int(size))
-    multi = len(out_cores) > 1
-    dtypes = output_dtypes if multi else (output_dtypes,)
-    results = []
-    for i, (core, dtype) in enumerate(zip(out_cores, dtypes)):
-        new = tuple(f"__out{i}_{j}__" for j in range(len(core)))
-        pick = (lambda *blocks, i=i: func(*blocks)[i]) if multi else func
-        results.append(
-            da.blockwise(
-                pick,
-                loop + new,
-                *pairs,
-                dtype=dtype,
-                concatenate=True,
-                align_arrays=False,
-                new_axes={n: (sizes[d],) for n, d in zip(new, core)},
-                meta=np.empty((0,) * (width + len(core)), dtype),
-            )
-        )
-    return tuple(results) if multi else results[0]
+    for a, core in zip(args, cores):
+        sizes.update({d: s for d, s in zip(core, a.shape[a.ndim - len(core) :]) if d not in sizes})
+    width = max(a.ndim - len(core) for a, core in zip(args, cores))
+    follows = {k: k for k in range(width)}
+    dtypes = output_dtypes if len(outputs) > 1 else (output_dtypes,)
+    parts = [("one", (1,) * width + tuple(sizes[d.strip()] for d in group.split(",") if d.strip()),
+              np.dtype(dtype), follows) for group, dtype in zip(outputs, dtypes)]  # fmt: skip
+    return per_block(
+        _apply, {"f": func, "args": args}, [("args", i) for i in range(len(args))], list(args),
+        [tuple(range(a.ndim - len(core), a.ndim)) for a, core in zip(args, cores)],
+        structure=parts[0] if len(parts) == 1 else ("many", tuple, parts),
+    )  # fmt: skip
 
 
-def _same_chunks(a: tuple[float, ...], b: tuple[float, ...] | None) -> bool:
-    return b is None or (len(a) == len(b) and all(x == y or x != x for x, y in zip(a, b)))
-
-
-def _batch_shape(shapes: list[tuple[float, ...]]) -> tuple[float, ...]:
-    """NumPy broadcasting of batch shapes, with Dask's unknown (NaN) sizes: unknown
-    against 1 or unknown stays unknown (the strict rules checked the rest)."""
-    width = max((len(s) for s in shapes), default=0)
-    out: list[float] = [1] * width
-    for s in shapes:
-        for i, size in enumerate(s, width - len(s)):
-            if out[i] == 1 or size != size:
-                out[i] = size
-    return tuple(out)
+def _apply(f: Any, /, *args: Any) -> Any:
+    return f(*args)
 
 
 def _smaller(m: float, n: float) -> float:

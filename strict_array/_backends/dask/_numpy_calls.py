@@ -3,30 +3,26 @@
 
 Every way ends in NumPy's own function on NumPy blocks, or in Dask's own function where
 the table vouches that its value is NumPy's (``Own``, each exception with its reason).
-Shapes come from the arguments' shapes: a lane's or a whole result's shape from NumPy's
-function on a zero-strided stand-in of the input (no data is read, nothing computes);
-a size that depends on the values (``np.unique``) is unknown until computed, as for the
-namespace's own functions.
+``Blocks`` and ``Whole`` are one Dask ``blockwise`` call (:func:`._per_block.per_block`):
+NumPy's function on each block, the axes the way names in one block (every axis of
+every array, in one task, for ``Whole``). Shapes come from the arguments' shapes: a block's result's
+shape, and which of its axes follow the blocks, from NumPy's function on zero-strided
+stand-ins of the inputs (no data is read, nothing computes); a size that depends on
+the values (``np.unique``) is unknown until computed, as for the namespace's own
+functions.
 """
 
 from __future__ import annotations
 
 import functools
-import inspect
-import itertools
-import math
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import dask
 import dask.array as da
 import numpy as np
 
 from .._numpy_ways import (
     Blocks,
-    Lanes,
-    Matrices,
     NoLazyValue,
     Own,
     Refuse,
@@ -39,8 +35,9 @@ from .._numpy_ways import (
     numpy_name,
     signature,
 )
-from ._basics import axes_of, unknown, whole_axes, without_empty_blocks
+from ._basics import axes_of, unknown
 from ._namespace import declared
+from ._per_block import _call, _each_lazy, _stand_in, per_block
 
 __all__ = ["numpy_call", "numpy_ufunc"]
 
@@ -61,33 +58,9 @@ def numpy_call(func: Any, way: Way, args: tuple[Any, ...], kwargs: dict[str, Any
             and not _refused_by_dask(func, args, kwargs)
         ):
             return declared(own(*args, **kwargs))  # (an error of Dask's own is raised)
-        return numpy_call(func, _whole_of(func, args, kwargs), args, kwargs)
+        return _whole(func, Whole(()), bound(func, args, kwargs))
     if type(way) is Blocks:
         return _blocks(func, way, bound(func, args, kwargs))
-    if type(way) is Lanes:
-        b = bound(func, args, kwargs)
-        x = b[way.array]
-        if not _is_lazy(x):
-            return func(*args, **kwargs)
-        if x.ndim == 0:
-            return _whole(func, Whole((way.array,)), b)
-        axis = b.get(way.axis) if isinstance(way.axis, str) else way.axis
-        axes = axes_of(axis, x.ndim)
-        lanes = {way.array: axes}
-        for name in way.others:  # (of x's shape: lane by lane too; else whole)
-            other = b.get(name)
-            if isinstance(other, (da.Array, np.ndarray)) and other.shape == x.shape:
-                b[name] = da.asarray(other)
-                lanes[name] = axes
-        return _lanes(func, b, lanes, fill=0)
-    if type(way) is Matrices:
-        b = bound(func, args, kwargs)
-        lanes = {}
-        for name, core in zip(way.arrays, way.cores):
-            a = b.get(name)
-            if a is not None and _is_lazy(a):
-                lanes[name] = tuple(range(a.ndim - core, a.ndim))
-        return _lanes(func, b, lanes, fill="eye")
     if type(way) is Whole:
         return _whole(func, way, bound(func, args, kwargs))
     if type(way) is Value:
@@ -196,60 +169,11 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def _whole_of(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Whole:
-    b = bound(func, args, kwargs)
-    return Whole(tuple(k for k, v in b.items() if _flat_lazy(v)))
-
-
 def _any_0d(value: Any) -> bool:
     """Whether a 0-d Dask array is among the arguments: Dask's functions refuse, or
     mistake, many that NumPy takes (``axis=0``, ``argwhere``'s sizes): NumPy's own
     serves."""
     return any(a.ndim == 0 for a in _flat_lazy(value))
-
-
-def _call(func: Any, b: dict[str, Any]) -> Any:
-    """``func`` called with bound arguments ``b`` (by NumPy's signature)."""
-    sig = signature(func)
-    call = inspect.BoundArguments(sig, {n: b[n] for n in sig.parameters if n in b})
-    return func(*call.args, **call.kwargs)
-
-
-# --- stand-ins: NumPy's own function tells the shapes, on no data --------------------------------
-#: the values a stand-in may hold, tried in turn until NumPy's function takes them: ones,
-#: an identity in the last two axes (a matrix NumPy inverts), distinct values (a matrix
-#: of ones is singular), zeros
-FILLS = (1, "eye", "distinct", 0)
-
-
-def _stand_in(x: Any, fill: Any = 0, shape: Sequence[int] | None = None) -> np.ndarray:
-    """A read-only array of ``x``'s dtype and ``shape`` (``x``'s own by default) that
-    holds no data (zero strides) but ``fill``: one value, an identity in the last two
-    axes (``"eye"``), or distinct small values (``"distinct"``, made for small shapes
-    only)."""
-    shape = tuple(x.shape if shape is None else shape)
-    dtype = x.dtype
-    if fill == "eye" and len(shape) >= 2:
-        eye = np.eye(shape[-2], shape[-1], dtype=dtype)
-        return np.broadcast_to(eye, shape)
-    if fill == "distinct" and math.prod(shape) <= 1 << 16:
-        values = (np.arange(math.prod(shape)) * 7 % 11 + 1).reshape(shape)
-        return values.astype(dtype) if dtype.kind != "b" else values % 2 == 1
-    if fill in ("eye", "distinct"):
-        fill = 1
-    return np.broadcast_to(np.asarray(fill, dtype=dtype), shape)
-
-
-def _each_lazy(value: Any, change: Callable[[da.Array], Any]) -> Any:
-    """``value`` with ``change(a)`` for each Dask array ``a`` in it (in lists, tuples
-    and dicts, as NumPy's arguments hold them)."""
-    if _is_lazy(value):
-        return change(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_each_lazy(v, change) for v in value)
-    if isinstance(value, dict):
-        return {k: _each_lazy(v, change) for k, v in value.items()}
-    return value
 
 
 def _stand_ins(value: Any, fill: Any = 0) -> Any:
@@ -261,31 +185,6 @@ def _stand_ins(value: Any, fill: Any = 0) -> Any:
     return _each_lazy(value, stand_in)
 
 
-#: what NumPy raises where a stand-in's values are not ones it takes (a singular
-#: matrix: LinAlgError, a ValueError; a read-only stand-in written to: ValueError)
-_NUMPY_REFUSALS = (ValueError, TypeError, IndexError, ArithmeticError)
-
-
-def _probing_in(run: Callable[[Any], Any], fills: Sequence[Any]) -> Any:
-    first: Exception | None = None
-    for fill in fills:
-        try:
-            return run(fill)
-        except _NUMPY_REFUSALS as e:  # (NumPy's own error, kept for the end)
-            first = first or e
-    assert first is not None
-    raise first
-
-
-def _probing(run: Callable[[Any], Any]) -> Any:
-    """``run(fill)`` with the first of :data:`FILLS` NumPy's function takes (no warning
-    shown); NumPy's first error where it takes none (an error of the arguments' shapes
-    or types, NumPy's own)."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        return _probing_in(run, FILLS)
-
-
 def _computed(value: Any) -> Any:
     """``value`` with every Dask array in it computed, through the planner, at once."""
     from . import _compute
@@ -295,7 +194,7 @@ def _computed(value: Any) -> Any:
     return _each_lazy(value, lambda a: results[id(a)])
 
 
-# --- Blocks: element-wise ------------------------------------------------------------------------
+# --- Blocks and Whole: NumPy's function on each block ---------------------------------------------
 def _array_like(value: Any) -> bool:
     if _is_lazy(value) or isinstance(value, np.ndarray):
         return True
@@ -307,7 +206,7 @@ def _array_like(value: Any) -> bool:
 
 
 def _blocks(func: Any, way: Blocks, b: dict[str, Any]) -> Any:
-    # the array arguments: a parameter, or each element of a sequence one ("*condlist")
+    # the arrays: a parameter, or each element of a sequence one ("*condlist")
     slots: list[tuple[str, int | None]] = []
     for param in way.arrays:
         name = param.lstrip("*")
@@ -316,276 +215,40 @@ def _blocks(func: Any, way: Blocks, b: dict[str, Any]) -> Any:
             slots += [(name, i) for i, item in enumerate(value) if _array_like(item)]
         elif _array_like(value):
             slots.append((name, None))
-    wholes = [n for n in way.whole if _is_lazy(b.get(n))]
-    values = [b[n] if i is None else b[n][i] for n, i in slots]
-    if not any(_is_lazy(v) for v in values) and not wholes:
+    if not _flat_lazy(b):
         return _call(func, b)
-    arrays = [da.asarray(v) for v in values]
-    if any(unknown(s) for a in arrays for s in a.shape):
-        arrays = [whole_axes(a) for a in arrays]
-    if len(arrays) > 1:
-        arrays = list(da.broadcast_arrays(*arrays))
-        spec = itertools.chain(*[(a, tuple(range(a.ndim))) for a in arrays])
-        arrays = list(da.core.unify_chunks(*spec)[1])
-    whole = [whole_axes(b[n]) for n in wholes]
-
-    def kernel(*blocks: np.ndarray) -> Any:
-        call = dict(b)
-        for (name, i), block in zip(slots, blocks):
-            if i is None:
-                call[name] = block
-            else:
-                items = list(call[name])
-                items[i] = block
-                call[name] = type(b[name])(items)
-        for name, block in zip(wholes, blocks[len(slots) :]):
-            call[name] = block
-        return _call(func, call)
-
-    # NumPy's dtype (and structure) from its function on one element of each
-    meta = _probing(
-        lambda fill: kernel(
-            *[_stand_in(a, fill, (1,) * a.ndim) for a in arrays],
-            *[_stand_in(w, fill, (1,) * w.ndim) for w in whole],
-        )
-    )
-    out_ind = tuple(range(arrays[0].ndim)) if arrays else ()
-    spec2: list[Any] = []
-    for a in arrays:
-        spec2 += [a, out_ind]
-    for i, w in enumerate(whole):
-        spec2 += [w, tuple(100 + 10 * i + k for k in range(w.ndim))]
-    if isinstance(meta, tuple):
-        outs = [
-            declared(da.blockwise(lambda *bl, i=i: kernel(*bl)[i], out_ind, *spec2,
-                                  concatenate=True, dtype=np.asarray(m).dtype))
-            for i, m in enumerate(meta)
-        ]  # fmt: skip
-        return type(meta)(*outs) if hasattr(meta, "_fields") else tuple(outs)
-    return declared(da.blockwise(kernel, out_ind, *spec2, concatenate=True,
-                                 dtype=np.asarray(meta).dtype))  # fmt: skip
+    arrays = [da.asarray(b[n] if i is None else b[n][i]) for n, i in slots]
+    lanes = _lanes(way.along, b, arrays)
+    kept = [j for j, axes in enumerate(lanes) if axes is not None]  # (others go whole)
+    if not kept or any(unknown(arrays[j].shape[i]) for j in kept for i in lanes[j]):
+        return _whole(func, Whole(tuple(b)), b)
+    return per_block(func, b, [slots[j] for j in kept], [arrays[j] for j in kept],
+                     [lanes[j] for j in kept], finish=declared)  # fmt: skip
 
 
-# --- Lanes and Matrices: NumPy's function on each lane ------------------------------------------
-def _lanes(func: Any, b: dict[str, Any], lanes: dict[str, tuple[int, ...]], fill: Any) -> Any:
-    """NumPy's ``func`` on each block of the arrays named in ``lanes``, each with its lane
-    axes in one block; the other (batch) axes of all of them broadcast and chunk alike."""
-    if not lanes:
-        return _call(func, b)
-    arrays = {n: b[n] for n in lanes}
-    # the batch axes of each array (all but its lanes'), aligned from the end, broadcast
-    # together
-    batch_axes = {n: [i for i in range(a.ndim) if i not in lanes[n]] for n, a in arrays.items()}
-    batch_shapes = [tuple(a.shape[i] for i in batch_axes[n]) for n, a in arrays.items()]
-    if any(unknown(s) for n, a in arrays.items() for i, s in enumerate(a.shape) if i in lanes[n]):
-        return _whole(func, Whole(tuple(arrays)), b)
-    nbatch = max(len(s) for s in batch_shapes)
-    batch = np.broadcast_shapes(*[tuple(1 if unknown(s) else s for s in bs) for bs in batch_shapes])
-    prepared: dict[str, da.Array] = {}
-    for n, a in arrays.items():
-        a = (
-            a.rechunk({i: -1 for i in lanes[n]})
-            if not any(unknown(s) for s in a.shape)
-            else whole_axes(a, lanes[n])
-        )
-        prepared[n] = a
-    # the batch chunks: the first array's, where it spans the batch axis
-    lead = {n: nbatch - len(bs) for n, bs in zip(arrays, batch_shapes)}
-    batch_chunks: list[tuple[int, ...]] = []
-    for k in range(nbatch):
-        chosen: tuple[int, ...] | None = None
-        for n, a in prepared.items():
-            j = k - lead[n]
-            if j >= 0:
-                axis = batch_axes[n][j]
-                if a.shape[axis] == batch[k] and (chosen is None or len(a.chunks[axis]) > 1):
-                    chosen = a.chunks[axis]
-        batch_chunks.append(chosen or (batch[k],))
-    blocks: dict[str, Any] = {}
-    for n, a in prepared.items():
-        spec = {}
-        for j, axis in enumerate(batch_axes[n]):
-            k = j + lead[n]
-            if a.shape[axis] == batch[k]:
-                spec[axis] = batch_chunks[k]
-        if spec:
-            a = a.rechunk(spec)
-        prepared[n] = a
-        blocks[n] = a.to_delayed()
-    # every other Dask array among the arguments goes whole to each lane's task
-    others = {n: v for n, v in b.items() if n not in prepared and _flat_lazy(v)}
-    structure = _lane_structure(func, b, prepared, batch_axes, lead, nbatch, fill, others)
-    whole_others = {n: _delayed_whole(v) for n, v in others.items()}
-
-    def run(*parts: np.ndarray, **other_parts: Any) -> Any:
-        call = {**b, **other_parts}
-        for n, part in zip(prepared, parts):
-            call[n] = part
-        return _call(func, call)
-
-    grid = tuple(len(c) for c in batch_chunks)
-    tasks: dict[tuple[int, ...], Any] = {}
-    for index in itertools.product(*(range(g) for g in grid)):
-        parts = []
-        for n, a in prepared.items():
-            where = [0] * a.ndim
-            for j, axis in enumerate(batch_axes[n]):
-                k = j + lead[n]
-                where[axis] = index[k] if a.numblocks[axis] > 1 else 0
-            parts.append(blocks[n][tuple(where)])
-        tasks[index] = dask.delayed(run, pure=True)(*parts, **whole_others)
-    return _assemble(structure, tasks, batch_chunks)
+def _lanes(along: Any, b: dict[str, Any], arrays: list[da.Array]) -> list[Any]:
+    """The axes of each array ``along`` puts in one block (:class:`Blocks`); None for an
+    array that goes whole (not of the first's shape)."""
+    if along is None:
+        return [()] * len(arrays)
+    if isinstance(along, tuple):
+        return [tuple(range(max(a.ndim - n, 0), a.ndim)) for a, n in zip(arrays, along)]
+    if not arrays or arrays[0].ndim == 0:  # (NumPy's axis 0 or -1 of a 0-d array: whole)
+        return [None] * len(arrays)
+    axes = axes_of(b.get(along) if isinstance(along, str) else along, arrays[0].ndim)
+    return [axes if a.shape == arrays[0].shape else None for a in arrays]
 
 
-def _lane_structure(func: Any, b: dict[str, Any], arrays: dict[str, da.Array],
-                    batch_axes: dict[str, list[int]], lead: dict[str, int], nbatch: int,
-                    fill: Any, others: dict[str, Any]) -> Any:  # fmt: skip
-    """The shape of ``func``'s result(s) for one lane, and which of its axes follow each
-    batch axis, from NumPy's function on stand-ins: batch sizes 1, then each 2 (the
-    ``others``, arrays given whole, as stand-ins of their own shapes)."""
-
-    def probe(sizes: list[int], fill: Any) -> Any:
-        call = {**b, **{n: _stand_ins(v, fill) for n, v in others.items()}}
-        for n, a in arrays.items():
-            shape = list(a.shape)  # the lanes' sizes, and each batch axis's below
-            for j, i in enumerate(batch_axes[n]):
-                shape[i] = sizes[j + lead[n]] if a.shape[i] != 1 else 1
-            call[n] = _stand_in(a, fill, shape)
-        return _call(func, call)
-
-    fills = (fill, *(f for f in FILLS if f != fill))
-    used = []
-
-    def first(fill: Any) -> Any:
-        out = probe([1] * nbatch, fill)
-        used.append(fill)
-        return out
-
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        base = _probing_in(first, fills)
-        grown = [probe([2 if j == k else 1 for j in range(nbatch)], used[0])
-                 for k in range(nbatch)]  # fmt: skip
-
-    def describe(out: Any, more: list[Any]) -> Any:
-        if isinstance(out, (tuple, list)):
-            parts = [describe(o, [m[i] for m in more]) for i, o in enumerate(out)]
-            return ("many", type(out), parts)
-        out = np.asarray(out)
-        follows: dict[int, int] = {}
-        for k, m in enumerate(more):
-            m = np.asarray(m)
-            if m.ndim != out.ndim:
-                raise NoLazyValue("a result whose rank depends on the batch sizes")
-            for axis, (s1, s2) in enumerate(zip(out.shape, m.shape)):
-                if s1 != s2:
-                    follows[axis] = k
-        return ("one", out.shape, out.dtype, follows)
-
-    return describe(base, grown)
-
-
-def _assemble(structure: Any, tasks: dict[tuple[int, ...], Any],
-              batch_chunks: list[tuple[int, ...]]) -> Any:  # fmt: skip
-    if structure[0] == "many":
-        _, kind, parts = structure
-        outs = [
-            _assemble(p, {k: t[i] for k, t in tasks.items()}, batch_chunks)
-            for i, p in enumerate(parts)
-        ]
-        if kind is list:
-            return outs
-        return kind(*outs) if hasattr(kind, "_fields") else tuple(outs)
-    _, shape, dtype, follows = structure
-    ndim = len(shape)
-    by_batch = {k: axis for axis, k in follows.items()}
-
-    def piece(index: tuple[int, ...]) -> da.Array:
-        size = list(shape)
-        for axis, k in follows.items():
-            size[axis] = batch_chunks[k][index[k]]
-        return da.from_delayed(tasks[index], shape=tuple(size), dtype=dtype)
-
-    grid = [len(c) for c in batch_chunks]
-
-    def nest(axis: int, index: list[int]) -> Any:
-        if axis == ndim:
-            return piece(tuple(index))
-        k = follows.get(axis)
-        if k is None:
-            return [nest(axis + 1, index)]
-        out = []
-        for i in range(grid[k]):
-            index2 = list(index)
-            index2[k] = i
-            out.append(nest(axis + 1, index2))
-        return out
-
-    unassigned = [k for k in range(len(grid)) if k not in by_batch and grid[k] > 1]
-    if unassigned:  # a batch axis the result does not keep (a reduction of it)
-        raise NoLazyValue("a result that combines lanes")
-    if ndim == 0:
-        return declared(piece(tuple(0 for _ in grid)))
-    return declared(without_empty_blocks(da.block(nest(0, [0] * len(grid)))))
-
-
-# --- Whole: one task ------------------------------------------------------------------------------
 def _whole(func: Any, way: Whole, b: dict[str, Any]) -> Any:
-    names = [n for n in way.arrays if _flat_lazy(b.get(n))]
-    if not names:
+    if not _flat_lazy(b):
         return _call(func, b)
-    values = {n: b[n] for n in names}
-    known = not any(unknown(s) for v in _flat_lazy(values) for s in v.shape)
-    by_shapes = known and way.sizes == "shapes"
-    # NumPy's function on stand-ins gives the result's structure and dtype, and its
-    # sizes where they follow from the inputs' shapes (on stand-ins of those shapes)
-    full = by_shapes and way.shape is None
-
-    def probe(fill: Any) -> Any:
-        call = dict(b)
-        for n in names:
-            call[n] = _stand_ins(values[n], fill) if full else _tiny(values[n], fill)
-        return _call(func, call)
-
-    meta = _probing(probe)
-    shape = way.shape(b) if by_shapes and way.shape is not None else None
-
-    def run(*parts: Any) -> Any:
-        call = dict(b)
-        for n, part in zip(names, parts):
-            call[n] = part
-        return _call(func, call)
-
-    task = dask.delayed(run, pure=True)(*[_delayed_whole(values[n]) for n in names])
-
-    def out(m: Any, t: Any, shape: Any) -> Any:
-        if isinstance(m, (tuple, list)):
-            items = [out(mi, t[i], None if shape is None else shape[i]) for i, mi in enumerate(m)]
-            if isinstance(m, list):
-                return items
-            return type(m)(*items) if hasattr(m, "_fields") else tuple(items)
-        m = np.asarray(m)
-        if shape is None:
-            shape = m.shape if full else tuple(np.nan for _ in m.shape)
-        return declared(da.from_delayed(t, shape=tuple(shape), dtype=m.dtype))
-
-    return out(meta, task, shape)
+    return per_block(func, b, [], [], [], way, finish=declared)
 
 
 def _flat_lazy(value: Any) -> list[da.Array]:
     found: list[da.Array] = []
     _each_lazy(value, found.append)
     return found
-
-
-def _tiny(value: Any, fill: Any = 1) -> Any:
-    return _each_lazy(
-        value, lambda a: _stand_in(a, fill, [2 if unknown(s) else min(int(s), 2) for s in a.shape])
-    )
-
-
-def _delayed_whole(value: Any) -> Any:
-    return _each_lazy(value, lambda a: whole_axes(a).to_delayed().ravel()[0])
 
 
 # --- ufuncs ------------------------------------------------------------------------------------------
@@ -647,7 +310,7 @@ def numpy_ufunc(
         # NumPy's fold of a non-associative ufunc depends on the memory layout it iterates
         # (np.power.reduce of a column is not that of the same column in a matrix): the
         # whole array, as NumPy holds it; an associative one, lane by lane
-        way = Lanes("a", others=("where",)) if associative and not rest \
+        way = Blocks(("a", "where"), along="axis") if associative and not rest \
             else Whole(("a", "where", *rest))  # fmt: skip
         return numpy_call(along, way, inputs, {"axis": axis, "where": where, **kwargs})
     if method == "outer":
