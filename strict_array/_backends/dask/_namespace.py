@@ -19,7 +19,7 @@ import dask.array as da
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from ..._errors import UNKNOWN_SIZES_FIX
+from ..._settings import UNKNOWN_SIZES_FIX
 from . import _graph, _keep, _linalg, _reductions, _set, _sorting
 from ._basics import (
     as_constant,
