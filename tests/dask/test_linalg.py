@@ -252,3 +252,16 @@ def test_a_matrix_in_one_block_is_factored_as_numpy_does():
         xp.linalg.svd(x, full_matrices=False), np.linalg.svd(a, full_matrices=False)
     ):
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("op", ["cross", "solve"])
+def test_a_batch_axis_of_size_one_broadcasts_in_the_lazy_shape(op):
+    # (array-api-tests: cross((1, 3), (2, 3)) and solve((1, 0, 0), (2, 0, 0)) declared
+    # the first operand's size, (1, ...), while each block computed NumPy's (2, ...))
+    rng = np.random.default_rng(0)
+    shapes = {"cross": ((1, 3), (2, 3)), "solve": ((1, 2, 2), (2, 2, 2))}[op]
+    a, b = (rng.normal(size=s) + (2 * np.eye(2) if op == "solve" else 0) for s in shapes)
+    want = getattr(xp.linalg, op)(xp.asarray(a), xp.asarray(b))
+    got = getattr(xp.linalg, op)(xp.asarray(a, device=xp.DASK), xp.asarray(b, device=xp.DASK))
+    assert got.shape == want.shape == (2, *shapes[1][1:])
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want))

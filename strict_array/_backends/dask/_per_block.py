@@ -249,8 +249,16 @@ def _result(structure: Any, run: Any, spec: list[Any], sizes: Any,
         shape = tuple(np.nan for _ in shape) if sizes == "unknown" else tuple(sizes)
     out_ind = tuple(follows.get(axis, 1000 + axis) for axis in range(len(shape)))
     new = {1000 + axis: s for axis, s in enumerate(shape) if axis not in follows}
+    # (a batch axis's blocks from an array that is not of size 1 there: Dask's blockwise,
+    # not aligning, takes the first array's, a (1, 3) beside a (2, 3) making a (1, 3))
+    chunks: dict[int, Any] = {}
+    for a, ind in zip(spec[4::2], spec[5::2]):
+        for c, k in zip(a.chunks, ind):
+            if k in follows.values() and c != (1,) and k not in chunks:
+                chunks[k] = c
     return finish(da.blockwise(_checked, out_ind, run, None, dtype, None, *spec,
                                  new_axes=new, concatenate=False, align_arrays=False,
+                                 adjust_chunks=chunks or None,
                                  meta=np.empty((0,) * len(shape), dtype=dtype)))  # fmt: skip
 
 
