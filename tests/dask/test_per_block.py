@@ -46,3 +46,15 @@ def test_a_tuple_of_results_calls_numpy_once_per_block_and_keeps_the_blocks():
     want = np.linalg.eig(symmetric)
     np.testing.assert_allclose(got[0], want[0])
     np.testing.assert_allclose(got[1], want[1])
+
+
+@pytest.mark.parametrize("chunks", [-1, 1])
+def test_a_tuple_of_results_broadcasts_a_batch_axis_of_size_one_in_the_lazy_shape(chunks):
+    # (np.divmod of (1, 3) and (2, 3) declared the first operand's (1, 3) while each
+    # block computed NumPy's (2, 3))
+    a = np.arange(1.0, 4.0).reshape(1, 3)
+    b = np.arange(2.0, 8.0).reshape(2, 3)
+    x, y = (xp.asarray(v, device=xp.DASK, chunks=chunks) for v in (a, b))
+    for got, want in zip(np.divmod(x, y), np.divmod(a, b)):
+        assert got.shape == want.shape == (2, 3)
+        np.testing.assert_array_equal(np.asarray(got), want)

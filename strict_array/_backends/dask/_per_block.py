@@ -126,8 +126,21 @@ def per_block(func: Any, b: dict[str, Any], slots: list[tuple[str, int | None]],
     if structure[0] == "one":
         return _result(structure, _run_block, spec, sizes, finish)
     tuples = da.blockwise(_run_block, tuple(range(nbatch)), *spec, concatenate=False,
-                          align_arrays=False, meta=np.empty((0,) * nbatch, dtype=object))  # fmt: skip
+                          align_arrays=False, adjust_chunks=_batch_blocks(spec, range(nbatch)),
+                          meta=np.empty((0,) * nbatch, dtype=object))  # fmt: skip
     return _results(structure, tuples, nbatch, sizes, (), finish)
+
+
+def _batch_blocks(spec: list[Any], axes: Any) -> dict[int, Any] | None:
+    """The blocks of each batch axis in ``axes`` of ``spec``'s arrays, from an array not
+    of size 1 there (Dask's blockwise, not aligning, takes the first array's: a (1, 3)
+    beside a (2, 3) made a (1, 3))."""
+    chunks: dict[int, Any] = {}
+    for a, ind in zip(spec[4::2], spec[5::2]):
+        for c, k in zip(a.chunks, ind):
+            if k in axes and c != (1,) and k not in chunks:
+                chunks[k] = c
+    return chunks or None
 
 
 def _results(structure: Any, tuples: da.Array, nbatch: int, sizes: Any,
@@ -249,16 +262,9 @@ def _result(structure: Any, run: Any, spec: list[Any], sizes: Any,
         shape = tuple(np.nan for _ in shape) if sizes == "unknown" else tuple(sizes)
     out_ind = tuple(follows.get(axis, 1000 + axis) for axis in range(len(shape)))
     new = {1000 + axis: s for axis, s in enumerate(shape) if axis not in follows}
-    # (a batch axis's blocks from an array that is not of size 1 there: Dask's blockwise,
-    # not aligning, takes the first array's, a (1, 3) beside a (2, 3) making a (1, 3))
-    chunks: dict[int, Any] = {}
-    for a, ind in zip(spec[4::2], spec[5::2]):
-        for c, k in zip(a.chunks, ind):
-            if k in follows.values() and c != (1,) and k not in chunks:
-                chunks[k] = c
     return finish(da.blockwise(_checked, out_ind, run, None, dtype, None, *spec,
                                  new_axes=new, concatenate=False, align_arrays=False,
-                                 adjust_chunks=chunks or None,
+                                 adjust_chunks=_batch_blocks(spec, set(follows.values())),
                                  meta=np.empty((0,) * len(shape), dtype=dtype)))  # fmt: skip
 
 
