@@ -13,12 +13,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import array_api_compat.dask.array as compat
+import array_api_compat.numpy as cnp
 import dask.array as da
 import numpy as np
 
 from ._basics import reshape, unknown, whole_axes
 from ._graph import declare
 from ._per_block import per_block
+from ._reductions import reduction
 
 
 def gufunc(func: Any, signature: str, *args: da.Array, output_dtypes: Any,
@@ -48,9 +51,11 @@ def _apply(f: Any, /, *args: Any) -> Any:
     return f(*args)
 
 
-def _smaller(m: float, n: float) -> float:
-    """min(m, n), unknown (NaN) if either is (Python's min depends on the order)."""
-    return np.nan if m != m or n != n else min(m, n)
+def _k(x: da.Array) -> dict[str, float]:
+    """The size ``k`` of the signatures: min(m, n) of ``x``'s matrices, unknown (NaN) if
+    either is (Python's min depends on the order)."""
+    m, n = x.shape[-2:]
+    return {"k": np.nan if m != m or n != n else min(m, n)}
 
 
 def _same(dtype: np.dtype) -> np.dtype:
@@ -98,21 +103,12 @@ def per_matrix(name: str) -> Any:
 
     def apply(x: da.Array, *args: Any, **kwargs: Any) -> Any:
         dtypes = [f(x.dtype) for f in out_dtypes]
-        common = {
-            "output_dtypes": dtypes if len(dtypes) > 1 else dtypes[0],
-            "output_sizes": {"k": _smaller(*x.shape[-2:])},
-        }
+        common = {"output_dtypes": dtypes if len(dtypes) > 1 else dtypes[0], "output_sizes": _k(x)}
         rtol = kwargs.pop("rtol", None)
-        if isinstance(rtol, da.Array):
-            # a tolerance per matrix: one more (loop-only) argument, lazily
+        if isinstance(rtol, da.Array):  # a tolerance per matrix: a loop-only argument
             inputs, outputs = signature.split("->")
-            return gufunc(
-                lambda a, r: _plain(kernel(a, *args, rtol=r, **kwargs)),
-                f"{inputs},()->{outputs}",
-                x,
-                rtol,
-                **common,
-            )
+            kernel_r = lambda a, r: _plain(kernel(a, *args, rtol=r, **kwargs))  # noqa: E731
+            return gufunc(kernel_r, f"{inputs},()->{outputs}", x, rtol, **common)
         if rtol is not None:
             kwargs["rtol"] = rtol
         return gufunc(lambda a: _plain(kernel(a, *args, **kwargs)), signature, x, **common)
@@ -218,8 +214,6 @@ def tsqr(x: da.Array, *, svd: bool = False) -> tuple:
 
 
 def svd(x: da.Array, /, *, full_matrices: bool = True) -> tuple:
-    import array_api_compat.numpy as cnp
-
     tall = None if full_matrices else tall_and_skinny(x)
     if tall is not None:
         return tsqr(tall, svd=True)
@@ -227,15 +221,10 @@ def svd(x: da.Array, /, *, full_matrices: bool = True) -> tuple:
     if wide is not None:
         u, s, vh = tsqr(wide, svd=True)  # x = vh^H s u^H
         return da.conj(vh.T), s, da.conj(u.T)
-    m, n = x.shape[-2:]
     signature = "(m,n)->(m,m),(k),(n,n)" if full_matrices else "(m,n)->(m,k),(k),(k,n)"
-    return gufunc(
-        lambda a: tuple(cnp.linalg.svd(a, full_matrices=full_matrices)),
-        signature,
-        x,
-        output_dtypes=(_same(x.dtype), _real(x.dtype), _same(x.dtype)),
-        output_sizes={"k": _smaller(m, n)},
-    )
+    svd_of = lambda a: tuple(cnp.linalg.svd(a, full_matrices=full_matrices))  # noqa: E731
+    dtypes = (_same(x.dtype), _real(x.dtype), _same(x.dtype))
+    return gufunc(svd_of, signature, x, output_dtypes=dtypes, output_sizes=_k(x))
 
 
 def svdvals(x: da.Array, /) -> da.Array:
@@ -278,20 +267,13 @@ def _pinv_of_tall(x: da.Array, rtol: Any) -> da.Array:
 
 
 def qr(x: da.Array, /, *, mode: str = "reduced") -> tuple:
-    import array_api_compat.numpy as cnp
-
     tall = tall_and_skinny(x) if mode == "reduced" else None
     if tall is not None:
         return tsqr(tall)
-    m, n = x.shape[-2:]
     signature = "(m,n)->(m,k),(k,n)" if mode == "reduced" else "(m,n)->(m,m),(m,n)"
-    return gufunc(
-        lambda a: tuple(cnp.linalg.qr(a, mode=mode)),
-        signature,
-        x,
-        output_dtypes=(_same(x.dtype), _same(x.dtype)),
-        output_sizes={"k": _smaller(m, n)},
-    )
+    qr_of = lambda a: tuple(cnp.linalg.qr(a, mode=mode))  # noqa: E731
+    dtypes = (_same(x.dtype), _same(x.dtype))
+    return gufunc(qr_of, signature, x, output_dtypes=dtypes, output_sizes=_k(x))
 
 
 def _solve_vector(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -302,25 +284,26 @@ def _solve_vector(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def solve(x1: da.Array, x2: da.Array, /) -> da.Array:
     signature = "(m,m),(m)->(m)" if x2.ndim == 1 else "(m,m),(m,k)->(m,k)"
+    kernel = _solve_vector if x2.ndim == 1 else np.linalg.solve
     return gufunc(
-        _solve_vector if x2.ndim == 1 else np.linalg.solve,
-        signature,
-        x1,
-        x2,
-        output_dtypes=_same(np.result_type(x1.dtype, x2.dtype)),
+        kernel, signature, x1, x2, output_dtypes=_same(np.result_type(x1.dtype, x2.dtype))
     )
 
 
 def cross(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
     a, b = da.moveaxis(x1, axis, -1), da.moveaxis(x2, axis, -1)
-    out = gufunc(
-        lambda p, q: np.cross(p, q, axis=-1),
-        "(k),(k)->(k)",
-        a,
-        b,
-        output_dtypes=np.result_type(x1.dtype, x2.dtype),
-    )
+    out = gufunc(np.cross, "(k),(k)->(k)", a, b, output_dtypes=np.result_type(x1.dtype, x2.dtype))
     return da.moveaxis(out, -1, axis)
+
+
+def _of_nothing(name: str, x: da.Array, **kwargs: Any) -> da.Array | None:
+    """NumPy's ``linalg.<name>`` of ``x`` if it is empty, of known sizes (Dask's
+    placeholders are wrong), else None."""
+    if 0 not in x.shape or any(unknown(s) for s in x.shape):
+        return None
+    return da.from_array(
+        np.asarray(getattr(cnp.linalg, name)(np.empty(x.shape, x.dtype), **kwargs))
+    )
 
 
 def matrix_norm(x: da.Array, /, *, keepdims: bool = False, ord: Any = "fro") -> da.Array:
@@ -331,13 +314,9 @@ def matrix_norm(x: da.Array, /, *, keepdims: bool = False, ord: Any = "fro") -> 
     batch sizes bring; here each norm is its definition, with the namespace's
     reductions (which handle both) and :func:`per_matrix` ``svdvals``.
     """
-    from ._reductions import reduction
-
-    if 0 in x.shape and not any(unknown(s) for s in x.shape):  # NumPy's result of nothing
-        import array_api_compat.numpy as cnp
-
-        empty = np.empty(x.shape, x.dtype)
-        return da.from_array(np.asarray(cnp.linalg.matrix_norm(empty, keepdims=keepdims, ord=ord)))
+    empty = _of_nothing("matrix_norm", x, keepdims=keepdims, ord=ord)
+    if empty is not None:
+        return empty
     if x.dtype.kind in "biu":
         x = x.astype(np.float64)
     maximum, minimum = reduction("max"), reduction("min")
@@ -358,24 +337,17 @@ def matrix_norm(x: da.Array, /, *, keepdims: bool = False, ord: Any = "fro") -> 
 def vector_norm(x: da.Array, /, **kwargs: Any) -> da.Array:
     """Vector norms of real floating results, as NumPy gives them for integer input
     (Dask's norm keeps integers for ``ord`` 1 and infinity)."""
-    import array_api_compat.dask.array as compat
-    import array_api_compat.numpy as cnp
-
     if x.dtype.kind in "biu":
         x = x.astype(np.float64)
     axis = kwargs.get("axis")
     if axis == ():  # no axis to reduce: each element's own norm, block by block
         return da.map_blocks(lambda b: cnp.linalg.vector_norm(b, **kwargs), x, dtype=x.real.dtype)
-    if 0 in x.shape and not any(unknown(s) for s in x.shape):
-        # empty: NumPy's result of nothing (Dask's placeholders are wrong)
-        return da.from_array(
-            np.asarray(cnp.linalg.vector_norm(np.empty(x.shape, x.dtype), **kwargs))
-        )
+    empty = _of_nothing("vector_norm", x, **kwargs)
+    if empty is not None:
+        return empty
     if x.dtype.kind == "c" and kwargs.get("ord", 2) == 2:
         # NumPy's: the root of the sum of (x.conj() * x).real, which is NaN for an element
         # of NaN and infinite parts (Dask's abs(x) ** 2 makes it infinite)
-        from ._reductions import reduction
-
         squares = (x.conj() * x).real
         total = reduction("sum")(squares, axis=axis, keepdims=kwargs.get("keepdims", False))
         return da.sqrt(total)
@@ -389,8 +361,6 @@ def _vector_norm_of_unknown_sizes(
 ) -> da.Array:
     """Each norm from its definition with the namespace's reductions, which take empty
     blocks and unknown sizes (Dask's norm flattens, and its max fails on empty blocks)."""
-    from ._reductions import reduction
-
     if axis is None and x.ndim != 1:  # all axes: the flattened array
         out = _vector_norm_of_unknown_sizes(reshape(x, (-1,)), axis=0, ord=ord)
         return out.reshape((1,) * x.ndim) if keepdims else out
@@ -418,8 +388,6 @@ def _vector_norm_of_unknown_sizes(
 def diagonal(x: da.Array, /, *, offset: int = 0) -> da.Array:
     """The diagonal of each matrix; of matrices of unknown size, each matrix in one
     block (Dask's diagonal counts the elements by the sizes)."""
-    import array_api_compat.dask.array as compat
-
     if not any(unknown(s) for s in x.shape[-2:]):
         return compat.linalg.diagonal(x, offset=offset)  # type: ignore[attr-defined]
     x = whole_axes(x, (-2, -1))
@@ -431,10 +399,6 @@ def diagonal(x: da.Array, /, *, offset: int = 0) -> da.Array:
 
 def trace(x: da.Array, /, *, offset: int = 0, dtype: Any = None) -> da.Array:
     """The sum of each matrix's diagonal, of :func:`diagonal` (unknown sizes too)."""
-    from ._reductions import reduction
-
     if not any(unknown(s) for s in x.shape[-2:]):
-        import array_api_compat.dask.array as compat
-
         return compat.linalg.trace(x, offset=offset, dtype=dtype)  # type: ignore[attr-defined]
     return reduction("sum")(diagonal(x, offset=offset), axis=-1, dtype=dtype)

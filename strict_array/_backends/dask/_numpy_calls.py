@@ -3,18 +3,15 @@
 
 Every way ends in NumPy's own function on NumPy blocks, or in Dask's own function where
 the table vouches that its value is NumPy's (``Own``, each exception with its reason).
-``Blocks`` and ``Whole`` are one Dask ``blockwise`` call (:func:`._per_block.per_block`):
-NumPy's function on each block, the axes the way names in one block (every axis of
-every array, in one task, for ``Whole``). Shapes come from the arguments' shapes: a block's result's
-shape, and which of its axes follow the blocks, from NumPy's function on zero-strided
-stand-ins of the inputs (no data is read, nothing computes); a size that depends on
-the values (``np.unique``) is unknown until computed, as for the namespace's own
-functions.
+``Blocks`` and ``Whole`` are one call of the per-block engine
+(:func:`._per_block.per_block`); a size that depends on the values (``np.unique``) is
+unknown until computed, as for the namespace's own functions.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -321,8 +318,6 @@ def numpy_ufunc(
 
 
 def _positional(names: Sequence[str], **keywords: Any) -> Any:
-    import inspect
-
     params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names]
     params += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v)
                for k, v in keywords.items()]  # fmt: skip
