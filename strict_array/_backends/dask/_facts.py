@@ -106,11 +106,11 @@ def note(x: T, **facts: Any) -> T:
 
 
 def carry(new: T, old: Any) -> T:
-    """``new``, an array made anew in place of ``old`` (same name, values and blocks: its
-    graph cut to kept values), with ``old``'s record."""
-    record = of(old)
-    if record is not NONE:
-        _set(new, record)
+    """``new``, an array or layer made anew in place of ``old`` (same name, values and
+    blocks: renamed, or cut to kept values), with ``old``'s record."""
+    entry = _records.get(id(old))
+    if entry is not None and entry[0]() is old:
+        _set(new, entry[1])
     return new
 
 
@@ -122,12 +122,3 @@ def of_layer(layer: Any) -> LayerFacts:
 def note_layer(layer: Any, **facts: Any) -> None:
     """Add ``facts`` (fields of :class:`LayerFacts`) to ``layer``'s record."""
     _set(layer, dataclasses.replace(of_layer(layer), **facts))
-
-
-def carry_layer(new: Any, old: Any) -> Any:
-    """``new``, a layer made in place of ``old`` (renamed, or its blocks computed), with
-    ``old``'s record."""
-    record = of_layer(old)
-    if record is not NO_LAYER_FACTS:
-        _set(new, record)
-    return new

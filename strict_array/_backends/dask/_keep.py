@@ -32,6 +32,7 @@ memory its computation reads (not a copy of the data, such as ``X.T``).
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from collections import OrderedDict
@@ -248,8 +249,7 @@ def forget_pending(arrays: Sequence[da.Array]) -> None:
     """Leave ``arrays`` out of :func:`pending` from now on (computing them failed)."""
     with _lock:
         for a in arrays:
-            if _tracked.get(a.name) is not None:
-                del _tracked[a.name]
+            _tracked.pop(a.name, None)
 
 
 #: at most this many of the arrays still held, the latest made, are looked at by
@@ -326,9 +326,8 @@ def _release(name: str, ref: Any) -> None:
         if entry is None:
             return
         inputs = entry.inputs or {}
-        if ref is entry.layer and not (inputs and all(i() is not None for i in inputs.values())):
-            _drop(name)
-        elif any(ref is i for i in inputs.values()):
+        alive = inputs and all(i() is not None for i in inputs.values())
+        if (ref is entry.layer and not alive) or any(ref is i for i in inputs.values()):
             _drop(name)
 
 
@@ -375,10 +374,7 @@ def _store(info: LayerInfo, layer: Any, graph: Any, blocks: list, nbytes: int, b
     name, keys, inputs = info.name, _graph.block_keys(info), _inputs(graph, info.name)
     total = config_bytes(*_BOUNDS[bound])
     _drop(name)
-
-    def release(ref: Any) -> None:
-        _release(name, ref)
-
+    release = functools.partial(_release, name)
     ref = weakref.ref(layer, release)  # (Dask's layers, as the facts' records, are weak-referenced)
     refs = {k: weakref.ref(i, release) for k, i in (inputs or {}).items()}
     with _lock:

@@ -52,7 +52,9 @@ Example (a 2-pass plan; sizes in bytes, thresholds tiny for the example)::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import functools
+import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,16 +172,6 @@ class Plan:
         return "\n".join(lines)
 
 
-def _check_arrays(arrays: Iterable[da.Array]) -> tuple[da.Array, ...]:
-    arrays = tuple(arrays)
-    for a in arrays:
-        if not isinstance(a, da.Array):
-            raise TypeError(f"expected dask.array.Array, got {type(a).__name__}")
-    if not arrays:
-        raise ValueError("no arrays to compute")
-    return arrays
-
-
 def _next_level(
     deps: dict[str, set[str]],
     info: dict[str, LayerInfo],
@@ -243,9 +235,7 @@ def _next_level(
 
     # the small layers that gather data in blocks (not parameters of small values alone)
     gathering = sum(bit[m] for m in smalls if anc[m] & in_blocks)
-    reached = 0  # every layer some large layer's data reaches
-    for b in carries.values():
-        reached |= b
+    reached = functools.reduce(operator.or_, carries.values(), 0)  # what large data reaches
     outs = set(outputs)
     cuts: dict[str, list[str]] = {}
     for c in smalls:
@@ -284,9 +274,7 @@ def _next_level(
             cuts[c] = triggers
     if not cuts:
         return [], []
-    cut_bits = 0
-    for c in cuts:
-        cut_bits |= bit[c]
+    cut_bits = sum(bit[c] for c in cuts)
     # a cut point waits for another only where data that waits for the other feeds it
     # (a layer not known to be small between them): max - min waits for min through
     # small layers only, and shares min's pass (one read of the input for both)
@@ -303,9 +291,7 @@ def _next_level(
     for c in level:
         after[c] = set()
     live_after = reachable(outputs, after)
-    level_anc = 0
-    for c in level:
-        level_anc |= anc[c]
+    level_anc = functools.reduce(operator.or_, (anc[c] for c in level), 0)
     for s in reversed(order):
         if level_anc & bit[s] and s in candidates and is_small(s) and s in live_after:
             level.append(s)
@@ -374,7 +360,12 @@ def plan(
     The plan changes when blocks are computed, never their values: a cut point's
     blocks are computed by its own tasks and replace them key for key.
     """
-    arrays = _check_arrays(arrays)
+    arrays = tuple(arrays)
+    for a in arrays:
+        if not isinstance(a, da.Array):
+            raise TypeError(f"expected dask.array.Array, got {type(a).__name__}")
+    if not arrays:
+        raise ValueError("no arrays to compute")
     threshold_bytes = int(threshold_bytes)
     if threshold_bytes <= 0:
         raise ValueError("threshold_bytes must be positive")
@@ -506,13 +497,6 @@ def _check_blocks(info: LayerInfo, keys: list, blocks: Sequence) -> None:
         )
 
 
-def _default_compute(**kwargs: Any) -> Callable[[Pass, Sequence[Any]], Sequence[Any]]:
-    def run(step: Pass, collections: Sequence[Any]) -> Sequence[Any]:
-        return dask.compute(*collections, **kwargs)
-
-    return run
-
-
 def _passes(
     p: Plan,
     compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None,
@@ -521,7 +505,7 @@ def _passes(
     if compute is not None and kwargs:
         raise TypeError("pass either compute= or keyword arguments for dask.compute, not both")
     arrays = p.arrays
-    run = compute if compute is not None else _default_compute(**kwargs)
+    run = compute if compute is not None else (lambda _, cs: dask.compute(*cs, **kwargs))
     graph = merged_graph(arrays)
     if graph is None:
         return tuple(arrays), run

@@ -66,6 +66,9 @@ from dask.layers import ArrayChunkShapeDep
 
 from .. import _facts
 
+#: the values a graph may hold in this process: NumPy arrays and numbers
+VALUE_TYPES = (np.ndarray, np.generic, int, float, complex, bool)
+
 #: the ``dask.config`` key of Dask's expression arrays, and its environment variable
 QUERY_PLANNING_KEY = "array.query-planning"
 QUERY_PLANNING_ENV = "DASK_ARRAY__QUERY_PLANNING"
@@ -93,17 +96,16 @@ def require_graph_arrays() -> None:
         ``array.query-planning`` is on: the message names the setting and how to turn
         it off.
     """
-    if not da.array_expr_enabled():
-        return
-    raise ExpressionArraysError(
-        "strict_array.DASK runs on Dask's graph arrays, and Dask's expression arrays are "
-        f"on here (the dask.config setting {QUERY_PLANNING_KEY!r}, or the environment "
-        f"variable {QUERY_PLANNING_ENV}=True): the device's plan of passes, kept values "
-        "and fusion would be silently off. Turn it off before dask.array is first "
-        f"imported: unset {QUERY_PLANNING_ENV} (or set it to False), or call "
-        f"dask.config.set({{{QUERY_PLANNING_KEY!r}: False}}); or use strict_array.CPU.",
-        name="dask.array",
-    )
+    if da.array_expr_enabled():
+        raise ExpressionArraysError(
+            "strict_array.DASK runs on Dask's graph arrays, and Dask's expression arrays "
+            f"are on here (the dask.config setting {QUERY_PLANNING_KEY!r}, or the environment "
+            f"variable {QUERY_PLANNING_ENV}=True): the device's plan of passes, kept values "
+            "and fusion would be silently off. Turn it off before dask.array is first "
+            f"imported: unset {QUERY_PLANNING_ENV} (or set it to False), or call "
+            f"dask.config.set({{{QUERY_PLANNING_KEY!r}: False}}); or use strict_array.CPU.",
+            name="dask.array",
+        )
 
 
 # --- layer metadata --------------------------------------------------------------------
@@ -153,11 +155,11 @@ def _short(name: str) -> str:
 
 
 def fmt_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
-    raise AssertionError  # pragma: no cover
+    return f"{n:.1f} TiB"
 
 
 def declare(*arrays: da.Array) -> None:
@@ -301,13 +303,10 @@ def resident_bytes(layer: Any, *, from_shapes: bool = True) -> int | None:
         return 0
     if not isinstance(layer, MaterializedLayer):
         return None
-    resident = 0
-    for value in layer.values():
-        value = getattr(value, "value", value)  # (a DataNode holds it)
-        if not isinstance(value, (np.ndarray, np.generic, int, float, complex, bool)):
-            return None
-        resident += getattr(value, "nbytes", 8)
-    return resident
+    values = [getattr(v, "value", v) for v in layer.values()]  # (a DataNode holds it)
+    if not all(isinstance(v, VALUE_TYPES) for v in values):
+        return None
+    return sum(getattr(v, "nbytes", 8) for v in values)
 
 
 def note_made_from_nothing(a: da.Array) -> None:
@@ -379,9 +378,7 @@ def rename_graph(
     for n in toposort(set(graph.layers), deps):
         if deps[n] & renamed:
             renamed.add(n)
-    keys: set = set()
-    for n in renamed:
-        keys |= set(graph.layers[n].get_output_keys())
+    keys = set().union(*(graph.layers[n].get_output_keys() for n in renamed))
     subs = {k: clone_key(k, seed) for k in keys}
     layers = {k: v for k, v in graph.layers.items() if k not in renamed}
     new_deps = {k: deps[k] for k in layers}
@@ -396,9 +393,7 @@ def rename_graph(
             tasks = dict(layer)
             if not all(isinstance(t, _GraphNode) for t in tasks.values()):
                 if all_keys is None:  # what a task of the older (tuple) form may refer to
-                    all_keys = set()
-                    for other in graph.layers.values():
-                        all_keys |= set(other.get_output_keys())
+                    all_keys = set().union(*(o.get_output_keys() for o in graph.layers.values()))
                 tasks = _convert_legacy_graph(tasks, all_keys)
                 if tasks.keys() != layer.keys():
                     return graph, {}
@@ -408,7 +403,7 @@ def rename_graph(
             return graph, {}
         if layer.collection_annotations:  # (Dask's own: fusion reads its chunks)
             new.collection_annotations = dict(layer.collection_annotations)
-        _facts.carry_layer(new, layer)
+        _facts.carry(new, layer)
         layers[new_name[n]] = new
         new_deps[new_name[n]] = {new_name.get(d, d) for d in deps[n]}
     return HighLevelGraph(layers, new_deps), new_name
@@ -466,9 +461,7 @@ def substitute(
         old = layers[name]
         mapping = {k: _DataNode(k, v) for k, v in zip(keys, blocks)}
         ann = dict(old.collection_annotations) if old.collection_annotations else None
-        layers[name] = _facts.carry_layer(
-            MaterializedLayer(mapping, collection_annotations=ann), old
-        )
+        layers[name] = _facts.carry(MaterializedLayer(mapping, collection_annotations=ann), old)
         deps[name] = set()
     keep = reachable(roots, deps)
     return HighLevelGraph({k: layers[k] for k in keep}, {k: deps[k] & keep for k in keep})
@@ -578,10 +571,7 @@ def aliased(value: da.Array) -> da.Array:
     its graph (``alias-<name>``): what Dask's setitem may copy into its own layer
     without copying ``value``'s history (see :func:`joined`)."""
     alias = "alias-" + value.name
-    tasks = {}
-    for k in block_keys_of(value):
-        ak = (alias, *k[1:])
-        tasks[ak] = Alias(ak, k)
+    tasks = {(alias, *k[1:]): Alias((alias, *k[1:]), k) for k in block_keys_of(value)}
     graph = HighLevelGraph({alias: MaterializedLayer(tasks)}, {alias: set()})
     return array_on(graph, alias, value.chunks, meta=value._meta)
 

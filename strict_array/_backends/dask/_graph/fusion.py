@@ -41,11 +41,10 @@ from dask.blockwise import Blockwise
 from dask.core import flatten
 from dask.highlevelgraph import HighLevelGraph
 
-from . import toposort, users_of
+from . import VALUE_TYPES, toposort, users_of
 
 #: a layer with more users than this is left shared (each copy repeats its work)
 MOST_USERS = 8
-
 
 #: a value in the graph (a NumPy array or number) of at most this many bytes is put
 #: in each task that uses it, where all its copies together are at most ``INLINE_TOTAL``
@@ -220,7 +219,7 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
     wanted = set(flatten(keys))
     values = {
         k: node for k, node in dsk.items()
-        if isinstance(node, DataNode) and k not in wanted and _array_or_number(node.value)
+        if isinstance(node, DataNode) and k not in wanted and isinstance(node.value, VALUE_TYPES)
     }  # fmt: skip
     if not values:
         return dsk
@@ -228,9 +227,6 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
         d: us for d, us in users_of(list(dsk), _dependencies(dsk)).items()
         if d in values and us
     }  # fmt: skip
-    # (a value of one user moves into its task whatever its size: no byte is copied;
-    # weights computed here in the data's blocks, queued behind the reads of the data
-    # on a cluster, made the data's blocks wait)
     inline = {
         d for d, us in users.items()
         if len(us) == 1 or (
@@ -259,10 +255,6 @@ def _refers_to(arg: Any, key: Any) -> bool:
     if isinstance(arg, TaskRef):
         return bool(arg.key == key)
     return key in getattr(arg, "dependencies", ())
-
-
-def _array_or_number(value: Any) -> bool:
-    return isinstance(value, (np.ndarray, np.generic, int, float, complex, bool))
 
 
 def _nbytes(value: Any) -> int:
