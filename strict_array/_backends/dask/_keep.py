@@ -1,34 +1,27 @@
 """Kept values: small results kept between computations, so that iterative code does
 not recompute its history.
 
-An iterative algorithm written for eager arrays (EM, Lloyd, a fixed point) keeps its
-parameters as arrays and converts a scalar (``bool(change < tol)``) once per
-iteration. On ``DASK`` the graph of iteration ``k`` holds the ``k`` before it, and Dask
-keeps no result between two ``compute`` calls: each conversion would compute them all
-again (quadratic time, a graph that grows without bound).
+An iterative algorithm written for eager arrays (EM, Lloyd, a fixed point) converts
+a scalar (``bool(change < tol)``) once per iteration. On ``DASK`` the graph of
+iteration ``k`` holds the ``k`` before it, and Dask keeps no result between two
+``compute`` calls: each conversion would compute them all again.
 
 So each computation also computes the *small* layers of its graph (declared, at most
 ``strict_array.keep-bytes`` each, computed from something not small) and keeps their
 blocks. A later graph that holds the very same layer object, or a layer of that name
 rebuilt on the very same input layers (none of them a kept value), starts from them;
 the same name alone is not enough (a Zarr store opened again may have changed). A
-kept value lives as long as its layer, or as long as the inputs it is computed from
-(a consumer that checks ``isfinite(sum(X))`` twice builds two arrays); the total is
-bounded (``strict_array.keep-total``, oldest dropped first).
-
-Each array strict_array makes is built on the kept values, not on the layers that
-computed them (:func:`track`): a new graph, before the program sees it; an array the
-program holds is never rewritten. The graph of step ``k`` of a loop then does not hold
-the steps before the last computation, and building it costs the same at every step.
+kept value lives as long as its layer, or as long as the inputs it is computed from;
+the total is bounded (``strict_array.keep-total``, oldest dropped first). Each array
+strict_array makes is built on the kept values (:func:`track`): a new graph, before
+the program sees it (an array the program holds is never rewritten).
 
 Where a computation reads only values in memory (persisted arrays, NumPy's arrays,
 arrays made from nothing below the planning threshold), the arrays of its graph the
 program still holds are kept too, whatever their size (:func:`held`): NumPy would hold
-them as long, and a loss, the gradient's product with ``X`` and its sum, each from one
-``raw_prediction = X @ coef``, would each compute it again. They have their own bound
-(``strict_array.keep-held-total``), and each is at most a quarter of the values in
-memory its computation reads (not a copy of the data, such as ``X.T``).
-"""
+them as long, and a loss and its gradient, each from one ``X @ coef``, would each
+compute it again. They have their own bound (``strict_array.keep-held-total``), and
+each is at most a quarter of the values in memory its computation reads."""
 
 from __future__ import annotations
 
@@ -105,10 +98,9 @@ def _drop(name: str) -> None:
 
 
 def track(a: da.Array) -> da.Array:
-    """``a``, just made by strict_array, built on kept values rather than on the layers
-    that computed them (a new array where some are kept: ``a`` is not rewritten), and
-    followed: the program may hold it (:func:`held`), and a small one may be computed
-    with a later computation (:func:`pending`)."""
+    """``a``, just made by strict_array, built on kept values (a new array where some are
+    kept), and followed: the program may hold it (:func:`held`), and a small one may be
+    computed with a later computation (:func:`pending`)."""
     if _kept:
         (a,) = substitute([a])
     if may_be_kept(a):
@@ -166,9 +158,8 @@ def _hits(graph: Any) -> dict[str, tuple[list[Any], Sequence[Any]]]:
 
 def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
     """``datas`` on a graph with every layer whose blocks are kept replaced by them (and
-    what fed only them dropped): an array built on an operand computed meanwhile does
-    not carry its history. New arrays (with their facts) where anything is replaced;
-    ``datas`` themselves are never rewritten."""
+    what fed only them dropped): new arrays (with their facts) where anything is
+    replaced; ``datas`` themselves are never rewritten."""
     graph = _graph.merged_graph(datas) if _kept else None
     roots = [_graph.root_layer(d) for d in datas]
     if graph is None or not all(r in _graph.layers_of(graph) for r in roots):
@@ -219,10 +210,8 @@ def _candidate(graph: Any, layer: Any, info: LayerInfo) -> Candidate | None:
 def held(datas: Sequence[da.Array], large: int) -> list[Candidate]:
     """The arrays the program still holds (strict_array made them, the very layer is in
     ``datas``' graph) larger than ``strict_array.keep-bytes``, where computing ``datas``
-    reads only values in memory (persisted arrays, NumPy's arrays, and arrays made from
-    nothing smaller than ``large``): candidates to compute with them and keep, each at
-    most a quarter of those values (a transposed ``X`` is a copy of the data, not a
-    result)."""
+    reads only values in memory (arrays made from nothing below ``large`` bytes
+    included), each at most a quarter of them (a transposed ``X`` is a copy of the data)."""
     small = config_bytes(KEEP_KEY, DEFAULT_KEEP)
     if small <= 0 or config_bytes(*_BOUNDS[HELD]) <= 0:
         return []
@@ -258,16 +247,11 @@ MOST_PENDING = 32
 
 
 def pending(datas: Sequence[da.Array], large: int) -> list[Candidate]:
-    """The small arrays strict_array made that the program still holds and that are not
-    computed yet, which use a layer of at least ``large`` bytes that ``datas`` use:
-    candidates to compute in the same passes (see ``_compute.compute``).
-
-    An iterative algorithm builds the next step's small parameters before it asks for
-    the scalar that ends this step (EM builds its M-step's parameters, then asks
-    ``abs(change) < tol``), and the next step's ``change`` would read the data again
-    for them. Computed with the scalar, in the pass
-    that reads the data anyway, and kept, they are there when the next step needs
-    them."""
+    """The small arrays strict_array made that the program still holds, not computed yet,
+    which use a layer of at least ``large`` bytes that ``datas`` use: to compute in the
+    same passes. An iterative algorithm builds the next step's parameters before it asks
+    for the scalar that ends this step (EM's ``abs(change) < tol``): computed with it, in
+    the pass that reads the data anyway, they are there when the next step needs them."""
     graph = _graph.merged_graph(datas)
     if graph is None or not _tracked:
         return []
@@ -298,8 +282,7 @@ def pending(datas: Sequence[da.Array], large: int) -> list[Candidate]:
 
 def _inputs(graph: Any, name: str) -> dict[str, Any] | None:
     """The layers without dependencies that ``name`` is computed from in ``graph``, by
-    name; None where one of them is a kept value (made again at each substitution, so
-    never the same object twice) or where there is none."""
+    name; None where there is none, or one is a kept value (never the same object twice)."""
     deps = _graph.dependencies_of(graph)
     roots = {n for n in _graph.reachable([name], deps) if n != name and not deps[n]}
     if not roots or roots & _kept.keys():
@@ -332,9 +315,8 @@ def _release(name: str, ref: Any) -> None:
 
 
 def keep(items: Sequence[Candidate], values: Sequence[Any]) -> None:
-    """Keep the computed ``values`` of ``items`` (their array, layer object, info): under
-    ``strict_array.keep-held-total`` those larger than ``strict_array.keep-bytes``
-    (:func:`held`), else under ``strict_array.keep-total``."""
+    """Keep the computed ``values`` of ``items``: under ``strict_array.keep-held-total``
+    those larger than ``strict_array.keep-bytes`` (:func:`held`), else ``keep-total``."""
     small = config_bytes(KEEP_KEY, DEFAULT_KEEP)
     for (a, layer, info), value in zip(items, values):
         value = np.asarray(value)

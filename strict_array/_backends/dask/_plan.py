@@ -10,29 +10,21 @@ The problem (dask/dask#874): in
     s.compute()
 
 every chunk of ``x`` feeds both ``m`` and ``x - m``, no chunk can be subtracted before
-``m`` is complete, and Dask never recomputes a task: every chunk read for ``m`` is kept
-for the subtraction, so the whole of ``x`` ends up in memory.
+``m`` is complete, and Dask never recomputes a task: the whole of ``x`` ends up in memory.
 
-:func:`plan` looks at the graph of the arrays to compute (one node per layer, with
-the shape, chunks and dtype declared for it by :func:`._graph.declare`, which
-strict_array calls on each array it returns: Dask's own
-layer metadata is not promised to describe a layer's blocks) and finds *cut points*:
-small layers (a reduction's result) that a large ancestor waits for through another
-path of the graph. :func:`execute` computes the cut points first, in streaming passes (all the
-cut points of one level in one ``dask.compute``, so the large input is read once per
-pass), puts their values into the graph in place of their layers, and computes the
-rest. The values are those of the one-graph computation, bit for bit: the same tasks
-compute the reductions, only at another time. :func:`rewrite` stops before the last
-pass and returns the rewritten lazy arrays (for ``persist``, ``da.store``, ``to_zarr``).
+:func:`plan` finds *cut points* in the graph of the arrays to compute (one node per
+layer, sized by what :func:`._graph.declare` vouched for: Dask's own layer metadata is
+not promised to describe a layer's blocks): small layers (a reduction's result) that a
+large ancestor waits for through another path. :func:`execute` computes them first, in
+streaming passes (all the cut points of one level in one ``dask.compute``: the large
+input is read once per pass), puts their values into the graph in place of their
+layers, and computes the rest; the values are those of the one-graph computation, bit
+for bit. :func:`rewrite` stops before the last pass and returns the rewritten lazy
+arrays (for ``persist``, ``da.store``, ``to_zarr``). Each graph submitted runs under
+keys of its own, so that a cluster never sees one key with two tasks.
 
-Each graph the planner submits (a pass, or the rewritten arrays) runs under keys of
-its own, derived from the original keys and the values substituted so far, so that
-a cluster that still knows the original keys never sees one key with two tasks.
-
-Nothing is computed while planning: :func:`plan` reads layer metadata only (it does
-not materialise the graph). The graph is read and rewritten through the graph
-adapter (:mod:`._graph`) alone; while a plan runs, :func:`fold` computes chains of
-small values in this thread (:func:`._graph.computed_here`).
+Nothing is computed while planning (layer metadata only); while a plan runs,
+:func:`fold` computes chains of small values in this thread (:func:`._graph.computed_here`).
 
 Example (a 2-pass plan; sizes in bytes, thresholds tiny for the example)::
 
@@ -425,19 +417,16 @@ def plan(
 
 
 def fold(graph: Any, roots: Sequence[str], small: int) -> tuple[Any, list[str]]:
-    """``graph`` with its small layers that are computed from small values in this process
-    alone (and small arrays made from nothing) computed now, in this thread, and put in
-    the graph as values; returns the graph and the names of the layers computed.
+    """``graph`` with its small layers computed from small values in this process alone
+    (and small arrays made from nothing) computed now, in this thread, and put in the
+    graph as values; returns the graph and the names of the layers computed.
 
-    Such a chain reads nothing, but it may be long: small parameters updated element
-    by element are hundreds of small tasks (``setitem``, ``diagonal``, ``add``,
-    ``solve``) from the results of the pass before. Dask's local order runs it first;
-    a ``dask.distributed`` scheduler runs it one round trip per task, and meanwhile
-    gives the idle workers blocks of the large input to read, which wait for its end.
-    A layer is
-    computed here when every layer it depends on is such a layer, and its declared
-    size is at most ``small``; only those that a layer of another kind uses are
-    computed (the same tasks, so the same values, bit for bit).
+    Such a chain reads nothing but may be hundreds of small tasks (parameters updated
+    element by element from the pass before), which a ``dask.distributed`` scheduler runs
+    one round trip per task while idle workers read blocks of the large input that wait
+    for its end. Of the layers of at most ``small`` declared bytes whose dependencies are
+    all such layers, those a layer of another kind uses are computed (the same tasks, so
+    the same values, bit for bit).
     """
     layers = layers_of(graph)
     deps = dependencies_of(graph)
@@ -479,12 +468,8 @@ CHECKS_KEY = "strict_array.planning-checks"
 
 
 def _check_blocks(info: LayerInfo, keys: list, blocks: Sequence) -> None:
-    """With :data:`CHECKS_KEY` set, assert that the blocks are those declared.
-
-    A mismatch is a wrong declaration (a bug where the array was made), not a wrong
-    value: the blocks replace their own tasks key for key whatever their shape, so
-    users never see it as an error; tests do.
-    """
+    """With :data:`CHECKS_KEY` set, assert that the blocks are those declared (a mismatch
+    is a wrong declaration where the array was made: users never see it, tests do)."""
     if not dask.config.get(CHECKS_KEY, False):
         return
     assert len(blocks) == len(keys), f"{info.label}: {len(blocks)} blocks, {len(keys)} keys"

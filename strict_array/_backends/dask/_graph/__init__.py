@@ -75,26 +75,17 @@ QUERY_PLANNING_ENV = "DASK_ARRAY__QUERY_PLANNING"
 
 
 class ExpressionArraysError(ImportError):
-    """The ``DASK`` device cannot run: Dask's expression arrays are on.
-
-    An :class:`ImportError`, as for a missing Dask: the device is not available here
-    (``strict_array.CPU`` and the device list still are)."""
+    """The ``DASK`` device cannot run here (Dask's expression arrays are on): an
+    :class:`ImportError`, as for a missing Dask (``strict_array.CPU`` still runs)."""
 
 
 def require_graph_arrays() -> None:
     """Refuse to load the ``DASK`` device where ``dask.array`` makes expression arrays.
 
-    The device's planner of passes, its kept values and its fusion work on the graph
-    of layers (dask/dask#874 is solved there); with ``array.query-planning`` on, Dask
-    builds expressions and optimises them itself, and the device would run with its
-    planning silently off. Dask reads the setting once, when ``dask.array`` is first
-    imported (``dask.array.array_expr_enabled``).
-
-    Raises
-    ------
-    ExpressionArraysError
-        ``array.query-planning`` is on: the message names the setting and how to turn
-        it off.
+    With ``array.query-planning`` on, Dask builds expressions and optimises them itself:
+    the device's planner (dask/dask#874 is solved on the graph of layers), kept values
+    and fusion would be silently off. Dask reads the setting once, when ``dask.array``
+    is first imported; :class:`ExpressionArraysError` names it and how to turn it off.
     """
     if da.array_expr_enabled():
         raise ExpressionArraysError(
@@ -111,13 +102,8 @@ def require_graph_arrays() -> None:
 # --- layer metadata --------------------------------------------------------------------
 @dataclass(frozen=True)
 class LayerInfo:
-    """What is known of one layer: what :func:`declare` vouched for (or, trusted,
-    what Dask records in its ``collection_annotations``).
-
-    ``nbytes`` is ``None`` when the size is unknown: a layer nothing is known of (not
-    declared, or not the layer of a Dask array), unknown (NaN) sizes, or an object
-    dtype.
-    """
+    """What is known of one layer (:func:`layer_info`); ``nbytes`` is None where its size
+    is unknown (nothing known of it, unknown sizes, or an object dtype)."""
 
     name: str
     shape: tuple[float, ...] | None
@@ -165,13 +151,10 @@ def fmt_bytes(n: float) -> str:
 def declare(*arrays: da.Array) -> None:
     """Vouch for the shape, chunks and dtype of ``arrays``: the planner may cut their layers.
 
-    Dask records in each layer's ``collection_annotations`` the metadata of the
-    last :class:`dask.array.Array` built on it, which Dask does not promise to
-    describe the layer's blocks: its helpers build arrays whose declared chunks
-    are not their blocks' (the offsets of indexing by a Dask array, the per-loop
-    results of ``apply_gufunc``). The metadata declared here is that of arrays
-    the caller holds and vouches for (strict_array declares each array it
-    returns); :func:`plan` reads only this unless asked to trust Dask's.
+    Dask's ``collection_annotations`` describe the last array built on a layer, which
+    Dask does not promise to match its blocks (indexing by a Dask array, the per-loop
+    results of ``apply_gufunc``); :func:`plan` reads only what is declared here unless
+    asked to trust Dask's (strict_array declares each array it returns).
     """
     for a in arrays:
         graph = a.__dask_graph__()
@@ -228,8 +211,6 @@ def substitutable(info: LayerInfo, layer: Any) -> bool:
 
 
 # --- the plan --------------------------------------------------------------------------
-
-
 def merged_graph(arrays: Sequence[da.Array]) -> HighLevelGraph | None:
     graphs = [a.__dask_graph__() for a in arrays]
     hlgs = [g for g in graphs if isinstance(g, HighLevelGraph)]
@@ -362,14 +343,12 @@ def rename_graph(
     """``graph`` with the layers in ``changed``, and all that depend on them, under new
     names (a function of ``seed``); returns the graph and the new names.
 
-    Every graph the planner submits runs under keys of its own. Dask identifies a
-    task by its key, and a cluster may still know a key from the previous pass or
-    from the user's own computation of the same arrays, as another task: a cut
-    point's keys become values, what depends on them other tasks, and Dask's own
-    fusion gives the same key another task in a subgraph (fused roots). The
-    scheduler would keep the old task and its dependencies (dask/dask#9888).
-    Blockwise layers stay Blockwise (and fusable); materialised layers get their
-    tasks renamed. With a layer of another kind the graph is left as it is.
+    Every graph the planner submits runs under keys of its own: a cluster may still know
+    a key (from the previous pass, or the user's own computation) as another task (a cut
+    point's keys become values; Dask's fusion gives a key another task), and would keep
+    the old one (dask/dask#9888). Blockwise layers stay Blockwise (and fusable);
+    materialised layers get their tasks renamed; with a layer of another kind the graph
+    is left as it is.
     """
     deps = dependencies_of(graph)
     renamed = set(changed) & graph.layers.keys()
@@ -410,11 +389,9 @@ def rename_graph(
 
 
 def clone(arrays: Sequence[da.Array], seed: Any) -> tuple[da.Array, ...]:
-    """The arrays computed anew: every layer they depend on under new keys (a function
-    of ``seed``), so that Dask computes them again rather than sharing their tasks with
-    the originals. Dask's ``graph_manipulation.clone`` keeps the old keys inside tasks of
-    the newer form (``from_array``'s, then a ``getitem`` of it, fails with a missing
-    dependency: dask/dask#12455); with a layer :func:`rename_graph` cannot rename, the arrays
+    """The arrays computed anew: every layer they depend on under new keys (a function of
+    ``seed``). Dask's ``graph_manipulation.clone`` keeps old keys inside tasks of the newer
+    form (dask/dask#12455); with a layer :func:`rename_graph` cannot rename, the arrays
     are returned as they are (the same values, computed once)."""
     graph = merged_graph(arrays)
     return tuple(arrays) if graph is None else renamed_arrays(graph, arrays, seed)
@@ -518,9 +495,8 @@ def array_of_tasks(
     meta: Any,
     reads: AbstractSet[str] = frozenset(),
 ) -> da.Array:
-    """The array of layer ``name``, whose ``tasks`` (``dask._task_spec`` tasks, one per
-    block) use the blocks of ``inputs``, and the layers ``reads`` of their graphs (tasks
-    fused into these: their layers stay in the graph with it)."""
+    """The array of layer ``name``, whose ``tasks`` (one per block) use the blocks of
+    ``inputs``, and the layers ``reads`` of their graphs (tasks fused into these)."""
     graph = HighLevelGraph.from_collections(name, tasks, dependencies=list(inputs))  # type: ignore[arg-type]
     if reads:
         deps = {k: set(v) for k, v in graph.dependencies.items()}
@@ -567,9 +543,8 @@ def is_value(node: Any) -> bool:
 
 
 def aliased(value: da.Array) -> da.Array:
-    """``value`` as one alias task per block, in a layer of its own that holds none of
-    its graph (``alias-<name>``): what Dask's setitem may copy into its own layer
-    without copying ``value``'s history (see :func:`joined`)."""
+    """``value`` as one alias task per block, in a layer ``alias-<name>`` that holds none of
+    its graph: what Dask's setitem may copy without ``value``'s history (:func:`joined`)."""
     alias = "alias-" + value.name
     tasks = {(alias, *k[1:]): Alias((alias, *k[1:]), k) for k in block_keys_of(value)}
     graph = HighLevelGraph({alias: MaterializedLayer(tasks)}, {alias: set()})
