@@ -1,16 +1,11 @@
 """Computing on Dask: the one place where the ``DASK`` device turns graphs into values.
 
-Every entry point that needs values (``np.asarray``, ``float``, ``to_device``,
-DLPack, writes to disk, ``strict_array.compute`` and ``persist``) ends here, and
-goes through the plan of passes (:mod:`._plan`): a reduction that a large
-shared input waits for (``m = mean(x)`` in ``x - m``) is computed first, in a
-streaming pass, so that the rest streams too (dask/dask#874). Dask does the
-scheduling: the active ``dask.distributed`` ``Client`` when there is one, else
-Dask's default scheduler; each pass gets its own progress bar.
-
-Settings: ``strict_array.planning(...)`` for a block of code, else the
-``dask.config`` keys ``strict_array.planning`` (default True) and
-``strict_array.planning-threshold`` (default ``"256 MiB"``).
+Every entry point that needs values (``np.asarray``, ``float``, ``to_device``, DLPack,
+writes to disk, ``strict_array.compute`` and ``persist``) ends here, and goes through
+the plan of passes (:mod:`._plan`: a reduction that a large shared input waits for is
+computed first, dask/dask#874). Dask does the scheduling: the active
+``dask.distributed`` ``Client`` when there is one, else Dask's default scheduler; each
+pass gets its own progress bar. The settings: :func:`planning_threshold`.
 
 Nothing else computes. One rule computes while an array is being built, the
 *data-dependent-size rule*, stated in :func:`sizes_asked`.
@@ -127,13 +122,12 @@ def _keeping(p: _plan.Plan) -> Any:
 
 
 def planning_threshold() -> int:
-    """The bytes of one input waiting for a reduction that make the planner cut (the
-    block's ``strict_array.planning`` setting, else ``strict_array.planning-threshold``);
-    the largest int when planning is off."""
+    """The bytes of one input waiting for a reduction that make the planner cut: the
+    block's ``strict_array.planning(...)`` setting, else the ``dask.config`` keys
+    ``strict_array.planning`` (default True) and ``strict_array.planning-threshold``
+    (default ``"256 MiB"``); the largest int when planning is off."""
     setting = current_planning()
-    enabled = setting.enabled
-    if enabled is None:
-        enabled = bool(dask.config.get(PLANNING_KEY, True))
+    enabled = dask.config.get(PLANNING_KEY, True) if setting.enabled is None else setting.enabled
     if not enabled:  # one pass: no array is large enough to plan for
         return sys.maxsize
     threshold = setting.threshold

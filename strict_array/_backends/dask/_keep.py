@@ -1,27 +1,24 @@
 """Kept values: small results kept between computations, so that iterative code does
 not recompute its history.
 
-An iterative algorithm written for eager arrays (EM, Lloyd, a fixed point) converts
-a scalar (``bool(change < tol)``) once per iteration. On ``DASK`` the graph of
-iteration ``k`` holds the ``k`` before it, and Dask keeps no result between two
-``compute`` calls: each conversion would compute them all again.
+An iterative algorithm written for eager arrays (EM, Lloyd, a fixed point) converts a
+scalar (``bool(change < tol)``) once per iteration. On ``DASK`` the graph of iteration
+``k`` holds the ``k`` before it, and Dask keeps no result between two ``compute``
+calls: each conversion would compute them all again.
 
 So each computation also computes the *small* layers of its graph (declared, at most
 ``strict_array.keep-bytes`` each, computed from something not small) and keeps their
-blocks. A later graph that holds the very same layer object, or a layer of that name
-rebuilt on the very same input layers (none of them a kept value), starts from them;
-the same name alone is not enough (a Zarr store opened again may have changed). A
-kept value lives as long as its layer, or as long as the inputs it is computed from;
-the total is bounded (``strict_array.keep-total``, oldest dropped first). Each array
-strict_array makes is built on the kept values (:func:`track`): a new graph, before
-the program sees it (an array the program holds is never rewritten).
+blocks, for a later graph that holds the very same layer object, or a layer of that
+name rebuilt on the very same input layers (the same name alone is not enough: a Zarr
+store opened again may have changed). A kept value lives as long as its layer, or its
+inputs; the total is bounded (``strict_array.keep-total``, oldest dropped first). Each
+array strict_array makes is built on the kept values (:func:`track`), before the
+program sees it (an array the program holds is never rewritten).
 
-Where a computation reads only values in memory (persisted arrays, NumPy's arrays,
-arrays made from nothing below the planning threshold), the arrays of its graph the
-program still holds are kept too, whatever their size (:func:`held`): NumPy would hold
-them as long, and a loss and its gradient, each from one ``X @ coef``, would each
-compute it again. They have their own bound (``strict_array.keep-held-total``), and
-each is at most a quarter of the values in memory its computation reads."""
+Where a computation reads only values in memory, the arrays of its graph the program
+still holds are kept too, whatever their size (:func:`held`): NumPy would hold them as
+long, and a loss and its gradient, each from one ``X @ coef``, would each compute it
+again. They have their own bound, ``strict_array.keep-held-total``."""
 
 from __future__ import annotations
 
@@ -105,11 +102,6 @@ def track(a: da.Array) -> da.Array:
         (a,) = substitute([a])
     if may_be_kept(a):
         _tracked[a.name] = a
-    _note_made(a)
-    return a
-
-
-def _note_made(a: da.Array) -> None:
     name = a.name
 
     def gone(ref: weakref.ref) -> None:
@@ -122,6 +114,7 @@ def _note_made(a: da.Array) -> None:
 
     with _lock:
         _made.setdefault(name, []).append(weakref.ref(a, gone))
+    return a
 
 
 def _held_layer(name: str, layer: Any) -> bool:
@@ -174,9 +167,7 @@ def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
 def candidates(datas: Sequence[da.Array]) -> list[Candidate]:
     """The small layers of ``datas``' graph worth keeping, as arrays to compute too."""
     limit = config_bytes(KEEP_KEY, DEFAULT_KEEP)
-    if limit <= 0:
-        return []
-    graph = _graph.merged_graph(datas)
+    graph = _graph.merged_graph(datas) if limit > 0 else None
     if graph is None:
         return []
     layers = _graph.layers_of(graph)

@@ -44,10 +44,10 @@ Example (a 2-pass plan; sizes in bytes, thresholds tiny for the example)::
 
 from __future__ import annotations
 
-import functools
-import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import reduce
+from operator import or_
 from typing import Any
 
 import dask
@@ -93,14 +93,10 @@ SMALL_BYTES_CAP = 64 * 2**20
 
 @dataclass(frozen=True)
 class Pass:
-    """One computation of a plan.
-
-    A reduction pass (``final`` false) computes ``layers``, the cut points of one level,
-    together; their values then replace them in the graph. ``shared`` are the large
-    layers they were cut from: read in this pass and again in a later one. The last
-    pass (``final``) computes the requested arrays (``layers``) from the rewritten
-    graph.
-    """
+    """One computation of a plan: a reduction pass computes ``layers``, the cut points of
+    one level, together, whose values then replace them in the graph (``shared``: the
+    large layers they were cut from, read again later); the ``final`` pass computes the
+    requested arrays (``layers``) from the rewritten graph."""
 
     index: int  # 1-based
     total: int
@@ -179,16 +175,10 @@ def _next_level(
     dependents = users_of(order, deps)
     anc: dict[str, int] = {}  # strict ancestors, as bit sets
     for n in order:
-        b = 0
-        for d in deps[n] & live:
-            b |= anc[d] | bit[d]
-        anc[n] = b
+        anc[n] = reduce(or_, (anc[d] | bit[d] for d in deps[n] & live), 0)
     desc: dict[str, int] = {}  # strict descendants
     for n in reversed(order):
-        b = 0
-        for d in dependents[n]:
-            b |= desc[d] | bit[d]
-        desc[n] = b
+        desc[n] = reduce(or_, (desc[d] | bit[d] for d in dependents[n]), 0)
 
     def is_small(n: str) -> bool:
         nb = info[n].nbytes
@@ -227,7 +217,7 @@ def _next_level(
 
     # the small layers that gather data in blocks (not parameters of small values alone)
     gathering = sum(bit[m] for m in smalls if anc[m] & in_blocks)
-    reached = functools.reduce(operator.or_, carries.values(), 0)  # what large data reaches
+    reached = reduce(or_, carries.values(), 0)  # what large data reaches
     outs = set(outputs)
     cuts: dict[str, list[str]] = {}
     for c in smalls:
@@ -272,10 +262,9 @@ def _next_level(
     # small layers only, and shares min's pass (one read of the input for both)
     behind: dict[str, int] = {}  # what the layers not known to be small above n wait for
     for n in order:
-        b = 0
-        for d in deps[n] & live:
-            b |= behind[d] | (0 if is_small(d) else anc[d])
-        behind[n] = b
+        behind[n] = reduce(
+            or_, (behind[d] | (0 if is_small(d) else anc[d]) for d in deps[n] & live), 0
+        )
     level = [c for c in order if c in cuts and not behind[c] & cut_bits]
     # small layers computed on the way that the rest still needs: keep their values too
     # (downstream first, so that a reduction's partial layers are not taken)
@@ -283,7 +272,7 @@ def _next_level(
     for c in level:
         after[c] = set()
     live_after = reachable(outputs, after)
-    level_anc = functools.reduce(operator.or_, (anc[c] for c in level), 0)
+    level_anc = reduce(or_, (anc[c] for c in level), 0)
     for s in reversed(order):
         if level_anc & bit[s] and s in candidates and is_small(s) and s in live_after:
             level.append(s)
@@ -315,11 +304,10 @@ def plan(
     arrays : sequence of dask.array.Array
         The arrays to compute together.
     threshold_bytes : int
-        A cut is made when at least this much data of one layer would wait, in
-        memory, for a small result computed from it (the estimate is the large
-        layer's bytes over the number of blocks of the narrowest small layer between
-        them: a reduction over a whole axis waits for the whole input; a row-wise
-        reduction of an array chunked in rows only for one chunk).
+        A cut is made when at least this much data of one layer would wait, in memory,
+        for a small result computed from it: the large layer's bytes over the blocks of
+        the narrowest small layer between them (a reduction over a whole axis waits for
+        the whole input; a row-wise one, of an array chunked in rows, for one chunk).
     small_bytes : int, optional
         Largest result that can be a cut point (its value is computed, kept and
         embedded in the graph). Default: ``threshold_bytes // 16``, at most 64 MiB.
@@ -327,6 +315,8 @@ def plan(
         Read the sizes of layers that :func:`declare` did not vouch for from Dask's
         ``collection_annotations`` too (for graphs built with ``dask.array`` alone;
         Dask does not promise them, so a plan may misjudge sizes, never values).
+    optional : sequence of sequences of dask.array.Array, optional
+        Groups of arrays to compute along, each where it adds no pass (``Plan.taken``).
 
     Returns
     -------
@@ -348,9 +338,6 @@ def plan(
 
     Cut points with no other cut point among their ancestors form a pass; the
     planning is repeated on the graph as it will be once they are replaced.
-
-    The plan changes when blocks are computed, never their values: a cut point's
-    blocks are computed by its own tasks and replace them key for key.
     """
     arrays = tuple(arrays)
     for a in arrays:
@@ -506,10 +493,8 @@ def _passes(
         # this pass's part of the graph, under new keys
         part = own_graph(graph, *(li.name for li in step.layers))
         current, new_name = rename_graph(part, set(layers_of(part)), ("pass", step.index, history))
-        collections = []
-        for li in step.layers:
-            name = new_name.get(li.name, li.name)
-            collections.append(Blocks(own_graph(current, name), name, li))
+        names = [new_name.get(li.name, li.name) for li in step.layers]
+        collections = [Blocks(own_graph(current, n), n, li) for n, li in zip(names, step.layers)]
         results = run(step, collections)
         values = {}
         for coll, blocks in zip(collections, results):
@@ -529,16 +514,15 @@ def rewrite(
     compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None = None,
     **compute_kwargs: Any,
 ) -> tuple[da.Array, ...]:
-    """Run the reduction passes of ``p`` and return the requested arrays, still lazy,
-    on the rewritten graph (the cut points' values in it): for ``dask.persist``,
-    ``da.store`` or ``da.to_zarr``, which stream them in one more pass. They have
-    the shapes, chunks and dtypes of the originals, and new names (without reduction
-    passes they are the original arrays).
+    """Run the reduction passes of ``p`` and return the requested arrays, still lazy, on
+    the rewritten graph: for ``dask.persist``, ``da.store`` or ``da.to_zarr``, which
+    stream them in one more pass (the originals' shapes, chunks and dtypes; new names
+    where there was a reduction pass).
 
-    ``compute(step, collections)`` computes one pass: it receives the
-    :class:`Pass` and a list of Dask collections and returns their values in order
-    (default ``dask.compute(*collections, **compute_kwargs)``, which uses an active
-    ``distributed.Client``); use it to show a progress bar per pass.
+    ``compute(step, collections)`` computes one pass (a :class:`Pass` and a list of Dask
+    collections; their values in order): default ``dask.compute(*collections,
+    **compute_kwargs)``, which uses an active ``distributed.Client``; e.g. for a progress
+    bar per pass.
     """
     return _passes(p, compute, compute_kwargs)[0]
 

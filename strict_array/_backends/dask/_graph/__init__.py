@@ -40,6 +40,7 @@ planner relies on: :func:`require_graph_arrays` refuses them when the device loa
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -102,14 +103,21 @@ def require_graph_arrays() -> None:
 # --- layer metadata --------------------------------------------------------------------
 @dataclass(frozen=True)
 class LayerInfo:
-    """What is known of one layer (:func:`layer_info`); ``nbytes`` is None where its size
-    is unknown (nothing known of it, unknown sizes, or an object dtype)."""
+    """What is known of one layer (:func:`layer_info`); nothing where ``shape`` is None."""
 
     name: str
-    shape: tuple[float, ...] | None
-    dtype: np.dtype | None
-    chunks: tuple[tuple[float, ...], ...] | None
-    nbytes: int | None
+    shape: tuple[float, ...] | None = None
+    dtype: np.dtype | None = None
+    chunks: tuple[tuple[float, ...], ...] | None = None
+
+    @functools.cached_property
+    def nbytes(self) -> int | None:
+        """None where the size is unknown (nothing known, unknown sizes, object dtype)."""
+        if self.shape is None or self.dtype is None or self.dtype.kind in "OV":
+            return None
+        if any(s != s for s in self.shape):
+            return None
+        return math.prod(map(int, self.shape)) * self.dtype.itemsize
 
     @property
     def numblocks(self) -> tuple[int, ...] | None:
@@ -168,31 +176,21 @@ def layer_info(name: str, layer: Any, trust_dask: bool) -> LayerInfo:
     """What is known of layer ``name``: what :func:`declare` vouched for, else (with
     ``trust_dask``) what Dask records."""
     declared = _facts.of_layer(layer).declared
-    if declared is not None:
-        shape, chunks, dtype = declared
-    elif trust_dask:
+    if declared is None and trust_dask:
         ann = getattr(layer, "collection_annotations", None) or {}
-        shape, chunks, dtype = ann.get("shape"), ann.get("chunks"), ann.get("dtype")
-    else:
-        return LayerInfo(name, None, None, None, None)
-    if shape is None or chunks is None or dtype is None:
-        return LayerInfo(name, None, None, None, None)
+        declared = (ann.get("shape"), ann.get("chunks"), ann.get("dtype"))
+    if declared is None or any(v is None for v in declared):
+        return LayerInfo(name)
     try:
-        dtype = np.dtype(dtype)
-        shape = tuple(shape)
-        chunks = tuple(tuple(c) for c in chunks)
+        dtype = np.dtype(declared[2])
+        return LayerInfo(name, tuple(declared[0]), dtype, tuple(tuple(c) for c in declared[1]))
     except TypeError:
-        return LayerInfo(name, None, None, None, None)
-    known = all(s == s for s in shape) and dtype.kind not in "OV"
-    nbytes = int(math.prod(int(s) for s in shape)) * dtype.itemsize if known else None
-    return LayerInfo(name, shape, dtype, chunks, nbytes)
+        return LayerInfo(name)
 
 
 def array_info(a: da.Array) -> LayerInfo:
     """What ``a`` says of its own layer."""
-    known = all(s == s for s in a.shape) and a.dtype.kind not in "OV"
-    nbytes = int(math.prod(int(s) for s in a.shape)) * a.dtype.itemsize if known else None
-    return LayerInfo(a.name, tuple(a.shape), a.dtype, tuple(a.chunks), nbytes)
+    return LayerInfo(a.name, tuple(a.shape), a.dtype, tuple(a.chunks))
 
 
 def block_keys(info: LayerInfo) -> list[tuple]:
@@ -274,14 +272,10 @@ def resident_bytes(layer: Any, *, from_shapes: bool = True) -> int | None:
     false; None for any other (a read from a file or store, an unusual layer)."""
     if _facts.of_layer(layer).from_nothing:
         return 0 if from_shapes else None
-    if isinstance(layer, Blockwise):
-        if not from_shapes:
-            return None
-        if not all(isinstance(d, ArrayChunkShapeDep) for d in layer.io_deps.values()):
-            return None
-        if any(n not in layer.io_deps for n, ind in layer.indices if ind is not None):
-            return None
-        return 0
+    if isinstance(layer, Blockwise):  # made from its blocks' shapes alone: no input but those
+        shapes = all(isinstance(d, ArrayChunkShapeDep) for d in layer.io_deps.values())
+        alone = all(n in layer.io_deps for n, ind in layer.indices if ind is not None)
+        return 0 if from_shapes and shapes and alone else None
     if not isinstance(layer, MaterializedLayer):
         return None
     values = [getattr(v, "value", v) for v in layer.values()]  # (a DataNode holds it)
@@ -403,12 +397,10 @@ def renamed_arrays(
     """The arrays, whose layers are in ``graph``, with every layer of it under new keys
     (:func:`rename_graph`): each array gets only its own layers."""
     renamed, new_name = rename_graph(graph, set(graph.layers), seed)
-    out = []
-    for a in arrays:
-        layer = a.__dask_layers__()[0]
-        name = new_name.get(layer, layer)
-        out.append(da.Array(own_graph(renamed, name), name, a.chunks, meta=a._meta))
-    return tuple(out)
+    names = [new_name.get(root_layer(a), root_layer(a)) for a in arrays]
+    return tuple(
+        array_on(own_graph(renamed, n), n, a.chunks, meta=a._meta) for a, n in zip(arrays, names)
+    )
 
 
 def own_graph(graph: HighLevelGraph, *name: str) -> HighLevelGraph:
