@@ -492,7 +492,7 @@ def _passes(
     for step in p.reductions:
         # this pass's part of the graph, under new keys
         part = own_graph(graph, *(li.name for li in step.layers))
-        current, new_name = rename_graph(part, set(layers_of(part)), ("pass", step.index, history))
+        current, new_name = rename_graph(part, ("pass", step.index, history))
         names = [new_name.get(li.name, li.name) for li in step.layers]
         collections = [Blocks(own_graph(current, n), n, li) for n, li in zip(names, step.layers)]
         results = run(step, collections)

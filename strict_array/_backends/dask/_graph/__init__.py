@@ -331,11 +331,9 @@ class Blocks:
         return f"<blocks of {self.info.describe()}>"
 
 
-def rename_graph(
-    graph: HighLevelGraph, changed: set[str], seed: Any
-) -> tuple[HighLevelGraph, dict[str, str]]:
-    """``graph`` with the layers in ``changed``, and all that depend on them, under new
-    names (a function of ``seed``); returns the graph and the new names.
+def rename_graph(graph: HighLevelGraph, seed: Any) -> tuple[HighLevelGraph, dict[str, str]]:
+    """``graph`` with every layer under a new name (a function of ``seed``); returns the
+    graph and the new names.
 
     Every graph the planner submits runs under keys of its own: a cluster may still know
     a key (from the previous pass, or the user's own computation) as another task (a cut
@@ -345,29 +343,19 @@ def rename_graph(
     is left as it is.
     """
     deps = dependencies_of(graph)
-    renamed = set(changed) & graph.layers.keys()
-    if not renamed:
-        return graph, {}
-    for n in toposort(set(graph.layers), deps):
-        if deps[n] & renamed:
-            renamed.add(n)
-    keys = set().union(*(graph.layers[n].get_output_keys() for n in renamed))
+    keys = set().union(*(layer.get_output_keys() for layer in graph.layers.values()))
     subs = {k: clone_key(k, seed) for k in keys}
-    layers = {k: v for k, v in graph.layers.items() if k not in renamed}
-    new_deps = {k: deps[k] for k in layers}
-    new_name = {n: clone_key(n, seed) for n in renamed}
-    all_keys: set | None = None
-    for n in renamed:
-        layer = graph.layers[n]
+    new_name = {n: clone_key(n, seed) for n in graph.layers}
+    layers: dict[str, Any] = {}
+    new_deps: dict[str, set[str]] = {}
+    for n, layer in graph.layers.items():
         new: Any
         if isinstance(layer, Blockwise):
             new = layer.clone(keys, seed)[0]
         elif isinstance(layer, MaterializedLayer):
             tasks = dict(layer)
             if not all(isinstance(t, _GraphNode) for t in tasks.values()):
-                if all_keys is None:  # what a task of the older (tuple) form may refer to
-                    all_keys = set().union(*(o.get_output_keys() for o in graph.layers.values()))
-                tasks = _convert_legacy_graph(tasks, all_keys)
+                tasks = _convert_legacy_graph(tasks, keys)  # (tasks of the older, tuple, form)
                 if tasks.keys() != layer.keys():
                     return graph, {}
             mapping = {subs[k]: t.substitute(subs, key=subs[k]) for k, t in tasks.items()}
@@ -378,7 +366,7 @@ def rename_graph(
             new.collection_annotations = dict(layer.collection_annotations)
         _facts.carry(new, layer)
         layers[new_name[n]] = new
-        new_deps[new_name[n]] = {new_name.get(d, d) for d in deps[n]}
+        new_deps[new_name[n]] = {new_name[d] for d in deps[n]}
     return HighLevelGraph(layers, new_deps), new_name
 
 
@@ -396,7 +384,7 @@ def renamed_arrays(
 ) -> tuple[da.Array, ...]:
     """The arrays, whose layers are in ``graph``, with every layer of it under new keys
     (:func:`rename_graph`): each array gets only its own layers."""
-    renamed, new_name = rename_graph(graph, set(graph.layers), seed)
+    renamed, new_name = rename_graph(graph, seed)
     names = [new_name.get(root_layer(a), root_layer(a)) for a in arrays]
     return tuple(
         array_on(own_graph(renamed, n), n, a.chunks, meta=a._meta) for a, n in zip(arrays, names)
