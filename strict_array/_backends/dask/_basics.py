@@ -72,13 +72,11 @@ def paired_unknown_blocks(*arrays: Any) -> list[Any]:
 
 
 def bounded_broadcast_blocks(a: da.Array, b: da.Array, itemsize: int) -> tuple[da.Array, da.Array]:
-    """Operands of one rank whose broadcast makes output blocks larger than Dask's
-    ``array.chunk-size`` and than either operand's blocks, with the longest blocks split
-    so that each output block fits it. Dask's blockwise pairs blocks as they are: a block
-    of size 1 along an axis the other spans in long blocks multiplies the output block by
-    that length (``x[:, None, :] - centres[None]``). Only chunks change, never values."""
-    if any(unknown(s) for s in a.shape + b.shape):
-        return a, b
+    """Operands of one rank and of known sizes whose broadcast makes output blocks larger
+    than Dask's ``array.chunk-size`` and than either operand's blocks, with the longest
+    blocks split so that each output block fits it. Dask's blockwise pairs blocks as they
+    are: a block of size 1 along an axis the other spans in long blocks multiplies the
+    output block by that length (``x[:, None, :] - centres[None]``). Only chunks change."""
     # an axis both span is cut at both's boundaries (Dask's common refinement): its
     # blocks are at most the finer's; an axis of size 1 takes the other's blocks
     out = [

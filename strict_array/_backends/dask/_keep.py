@@ -355,10 +355,3 @@ def _store(info: LayerInfo, layer: Any, graph: Any, blocks: list, nbytes: int, b
         _total[bound] += nbytes
         while _total[bound] > total:  # (the oldest under the same bound first)
             _drop(next(n for n, e in _kept.items() if e.bound == bound))
-
-
-def clear() -> None:
-    """Forget every kept value."""
-    with _lock:
-        _kept.clear()
-        _total.update({SMALL: 0, HELD: 0})

@@ -201,9 +201,7 @@ def block_keys(info: LayerInfo) -> list[tuple]:
 def substitutable(info: LayerInfo, layer: Any) -> bool:
     """Whether the layer's tasks are exactly one per block of its annotated chunks
     (so that its computed blocks can replace it)."""
-    if info.nbytes is None or info.chunks is None:
-        return False
-    if any(c != c for cs in info.chunks for c in cs):
+    if info.nbytes is None or info.chunks is None:  # (a known size: every chunk known)
         return False
     return set(layer.get_output_keys()) == set(block_keys(info))  # (every Layer has them)
 
