@@ -30,11 +30,8 @@ rename
     :func:`renamed_arrays`), so that a cluster never sees one key with two tasks.
 
 Every function here makes a new graph or array; none rewrites one it is given (an
-array the program holds keeps its graph: :func:`with_graph` makes another).
-
-Dask's expression arrays (the ``array.query-planning`` setting, dask/dask#11941) have
-no such graph until they are lowered, and their optimiser replaces the one the
-planner relies on: :func:`require_graph_arrays` refuses them when the device loads.
+array the program holds keeps its graph: :func:`with_graph` makes another). Dask's
+expression arrays (dask/dask#11941) have no such graph: :func:`require_graph_arrays`.
 """
 
 from __future__ import annotations
