@@ -1,9 +1,5 @@
-"""The ``DASK`` device: lazy, chunked arrays on ``dask.array``.
-
-Dask does all chunking, scheduling, spilling and distribution; when a
-``dask.distributed`` ``Client`` is active, computations run on it through
-Dask's own default-scheduler mechanism.
-"""
+"""The ``DASK`` device: lazy, chunked arrays on ``dask.array``. Dask does all chunking,
+scheduling, spilling and distribution (on the active ``dask.distributed`` ``Client``)."""
 
 from __future__ import annotations
 

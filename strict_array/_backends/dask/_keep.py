@@ -50,9 +50,8 @@ _BOUNDS = {SMALL: (TOTAL_KEY, DEFAULT_TOTAL), HELD: (HELD_KEY, DEFAULT_HELD)}
 #: name -> the small arrays strict_array returned (candidates for :func:`pending`)
 _tracked: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictionary()
 
-#: name -> weak references to every array of that name strict_array returned: those the
-#: program still holds (:func:`held`). Several: ``asarray(a, copy=True)`` is another
-#: array of ``a``'s name, which may go first
+#: name -> weak references to every array of that name strict_array returned, for
+#: :func:`held` (``asarray(a, copy=True)`` is another of ``a``'s name, which may go first)
 _made: dict[str, list[weakref.ref]] = {}
 
 
@@ -65,8 +64,7 @@ class Kept:
     keys: list
     blocks: list
     nbytes: int
-    #: weak references to the input layers it is computed from, by name (or None: see
-    #: :func:`_inputs`)
+    #: weak references to the input layers it is computed from, by name (:func:`_inputs`)
     inputs: dict[str, weakref.ref] | None
     #: the bound it counts under: :data:`SMALL` or :data:`HELD`
     bound: str
@@ -331,10 +329,9 @@ def keep_pass(arrays: Sequence[da.Array], step: Pass, results: Sequence[Any]) ->
     deps = _graph.dependencies_of(graph)
     for info, blocks in zip(step.layers, results):
         layer = _graph.layers_of(graph).get(info.name)
-        # (a layer without dependencies is data already: an input, or a kept value put
-        # in this graph, which a pass takes along where a cut point needs it; kept
-        # again, its entry would follow that copy, gone with this computation, rather
-        # than the layer that computed it and the inputs it was computed from)
+        # (a layer without dependencies is data already: an input, or a kept value a pass
+        # takes along where a cut point needs it; kept again, its entry would follow that
+        # copy, gone with this computation, not the layer and inputs that computed it)
         if layer is None or not deps[info.name]:
             continue
         if info.nbytes is not None and info.nbytes <= limit:

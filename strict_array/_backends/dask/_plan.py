@@ -124,10 +124,8 @@ class Pass:
 
 @dataclass(frozen=True)
 class Plan:
-    """The passes that compute ``arrays``: zero or more reduction passes, then the final one.
-
-    ``arrays`` are the ``asked`` arrays planned for, then the optional ones taken along
-    (:func:`plan`)."""
+    """The passes that compute ``arrays`` (the ``asked`` ones, then the optional ones taken
+    along): zero or more reduction passes, then the final one."""
 
     passes: tuple[Pass, ...]
     threshold_bytes: int
@@ -348,9 +346,7 @@ def plan(
     threshold_bytes = int(threshold_bytes)
     if threshold_bytes <= 0:
         raise ValueError("threshold_bytes must be positive")
-    if small_bytes is None:
-        small_bytes = default_small_bytes(threshold_bytes)
-    small_bytes = int(small_bytes)
+    small_bytes = int(default_small_bytes(threshold_bytes) if small_bytes is None else small_bytes)
     groups = [tuple(g) for g in optional]
     graph = merged_graph([*arrays, *(a for g in groups for a in g)])
     chosen, levels = list(arrays), []
