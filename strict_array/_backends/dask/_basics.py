@@ -72,17 +72,11 @@ def paired_unknown_blocks(*arrays: Any) -> list[Any]:
 
 
 def bounded_broadcast_blocks(a: da.Array, b: da.Array, itemsize: int) -> tuple[da.Array, da.Array]:
-    """Operands of one rank whose broadcast makes output blocks larger than Dask's
-    ``array.chunk-size`` and than either operand's blocks, with the longest blocks
-    split so that each output block fits it.
-
-    Dask's blockwise pairs blocks as they are: a block of size 1 along an axis that the
-    other operand spans in long blocks multiplies the output block by that length
-    (``x[:, None, :] - centres[None]`` with 3 centres: blocks three times ``x``'s, and
-    so on for each temporary made from them), and memory with it. Splitting changes
-    chunks only, never a value's shape, dtype or element."""
-    if any(unknown(s) for s in a.shape + b.shape):
-        return a, b
+    """Operands of one rank and of known sizes whose broadcast makes output blocks larger
+    than Dask's ``array.chunk-size`` and than either operand's blocks, with the longest
+    blocks split so that each output block fits it. Dask's blockwise pairs blocks as they
+    are: a block of size 1 along an axis the other spans in long blocks multiplies the
+    output block by that length (``x[:, None, :] - centres[None]``). Only chunks change."""
     # an axis both span is cut at both's boundaries (Dask's common refinement): its
     # blocks are at most the finer's; an axis of size 1 takes the other's blocks
     out = [
@@ -116,12 +110,9 @@ def _pieces(size: int, parts: int) -> list[int]:
 
 def pair_blocks(arrays: list[Any], places: list[tuple[int, int]]) -> None:
     """Put ``arrays[i]``'s axis ``j``, for each ``(i, j)`` of ``places`` (one axis the
-    operation pairs), in one block where two of them have sizes unknown until computed.
-
-    Dask pairs blocks by position, and NumPy broadcasts a block of one element: blocks
-    of unknown size can differ in number or in size (selections by different masks),
-    which gave wrong results silently. Not needed for one array met with itself, nor
-    for blocks that are single already."""
+    operation pairs), in one block where two of them have sizes unknown until computed:
+    Dask pairs blocks by position, and blocks of unknown size can differ in number or in
+    size (selections by different masks), which gave wrong results silently."""
     unknown_at = [(i, j) for i, j in places if unknown(arrays[i].shape[j])]
     if len({arrays[i].name for i, _ in unknown_at}) < 2:
         return
@@ -158,10 +149,9 @@ def constant_value(x: Any) -> np.generic | None:
 
 
 def as_constant(out: Any, value: np.generic | np.ndarray | None) -> Any:
-    """``out`` made again as a constant array of ``value`` (cast to ``out``'s dtype), in
-    its shape and blocks, where ``value`` is known and ``out``'s shape too; else
-    ``out``. Its tasks depend on nothing: a sorted, transposed or tiled ``ones(n)`` is
-    ``ones`` again, not a gather, and in a partner's blocks it is made there."""
+    """``out`` made again as a constant array of ``value`` (cast to its dtype), in its shape
+    and blocks, where ``value`` and ``out``'s shape are known; else ``out``. Its tasks
+    depend on nothing: a sorted, transposed or tiled ``ones(n)`` is ``ones`` again."""
     if value is None or not isinstance(out, da.Array) or any(map(unknown, out.shape)):
         return out
     return made_constant(out.shape, value.astype(out.dtype), out.dtype, out.chunks)
@@ -175,12 +165,9 @@ def standing_in_for(x: da.Array, value: np.generic) -> da.Array:
 
 
 def permuted(out: da.Array, x: da.Array, axes: Sequence[int]) -> da.Array:
-    """``out``, ``x`` with its axes in the order ``axes``, noted as made from nothing
-    (:func:`made_from_nothing`) where ``x`` is: in other blocks, ``x`` is made again
-    in the matching blocks, then permuted. Rechunked, or computed here to meet its
-    partner's blocks, a transposed array made from nothing is all in memory at once
-    (``resp.T @ X`` for ``resp`` zeros with a one put in each column: all of ``resp``,
-    in the graph sent to a cluster)."""
+    """``out``, ``x`` with its axes in the order ``axes``, noted as made from nothing where
+    ``x`` is: in other blocks, ``x`` is made again in them, then permuted (rechunked, a
+    transposed ``resp`` of zeros would be all in memory at once, ``resp.T @ X``)."""
     if remade(x):
         axes = [a % x.ndim for a in axes]
 
@@ -193,11 +180,9 @@ def permuted(out: da.Array, x: da.Array, axes: Sequence[int]) -> da.Array:
 
 
 def keeping_constant(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn``, a function that rearranges, selects by slices or casts the elements of
-    its first argument (``reshape``, ``permute_dims``, ``tile``, ``astype``...): of a
-    constant array (:func:`constant_value`), a constant array of its result's shape,
-    blocks and dtype: default weights, ``ones(n)`` tiled and transposed, then sorted by
-    another array's order, stay ``ones``; gathered, they would cost a sort."""
+    """``fn``, which rearranges, selects by slices or casts the elements of its first
+    argument (``reshape``, ``tile``, ``astype``...), giving a constant array of a
+    constant one (:func:`constant_value`): default weights stay ``ones``, not a gather."""
 
     @functools.wraps(fn)
     def call(x: Any, /, *args: Any, **kwargs: Any) -> Any:
@@ -209,11 +194,10 @@ def keeping_constant(fn: Callable[..., Any]) -> Callable[..., Any]:
 def rechunk(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     """``x`` in other blocks along the axes of ``chunks``.
 
-    An array made from nothing (zeros, empty, ...) is made again in the new blocks:
-    rechunked, all of its pieces would be ready at once, before any data, and Dask's
-    order makes them first, so that the whole array is in memory before its first
-    block is used (an ``(n, 3)`` array beside the row blocks of an ``(n, 32)`` input:
-    as much memory as 3 blocks of the input, at any n).
+    An array made from nothing is made again in the new blocks: rechunked, all its pieces
+    would be ready at once, before any data, and Dask's order makes them first (an
+    ``(n, 3)`` array beside the row blocks of an ``(n, 32)`` input: 3 input blocks' worth
+    of memory at any n). A slice is its source rechunked, then sliced.
     """
     facts = _facts.of(x)
     remake = facts.remake
@@ -246,16 +230,12 @@ def refines(fine: tuple, coarse: tuple) -> bool:
 
 
 def sliced_in_blocks(data: da.Array, key: tuple[slice | int, ...]) -> da.Array:
-    """``data[key]`` for one forward slice or non-negative integer per axis, each axis
-    not taken whole in one block of ``data``, as one task per block of a Blockwise
-    layer, which Dask fuses with the element-wise work that uses it (Dask's slicing
-    makes tasks of their own: columns sliced from the array being filled,
-    ``out[:, start:end] * X[:, i:i + 1]``, would wait in memory for their products).
-    Rechunked along the axes taken whole, it is its source rechunked
-    (:func:`rechunk`); of an array made from nothing, it is made from nothing
-    (``resp[:, k]`` of ``resp`` zeros with a one put in each column: rechunked to meet
-    ``X``, its pieces would be tasks of their own, which a cluster's scheduler runs
-    after reading all of ``X``)."""
+    """``data[key]`` for one forward slice or non-negative integer per axis, each axis not
+    taken whole in one block of ``data``, as one task per block of a Blockwise layer,
+    which Dask fuses with the element-wise work that uses it (Dask's slicing makes tasks
+    of their own: ``out[:, start:end] * X[:, i:i + 1]`` would wait in memory for their
+    products). Rechunked, it is its source rechunked (:func:`rechunk`); of an array made
+    from nothing, it is made from nothing."""
     from dask.array.chunk import getitem
     from dask.array.utils import meta_from_array
     from dask.base import tokenize
@@ -301,12 +281,10 @@ def cost_of_blocks(x: da.Array) -> int:
 
 def bytes_in_memory(*xs: da.Array, made_below: int | None = None) -> int | None:
     """The bytes of the values resident in this process that computing ``xs`` reads (a
-    consumer's NumPy array given to ``asarray``, an array persisted on this machine),
-    when it reads nothing else but arrays made from nothing (``ones(n)``, and what is
-    derived from them): computing them reads no file, no store and no cluster's data.
-    None for any other arrays, and for arrays made in part from nothing of at least
-    ``made_below`` bytes: a large one (``ones((10**9, 4))``) is made block by block, as
-    data that streams; with ``made_below=0``, computing any of them is work."""
+    NumPy array given to ``asarray``, an array persisted here), where it reads nothing
+    else but arrays made from nothing (no file, store or cluster's data). None for any
+    other arrays, and where an array made from nothing has at least ``made_below`` bytes
+    (made block by block, as data that streams; ``made_below=0``: any is work)."""
     graph = _graph.merged_graph(xs)
     if graph is None:
         return None
@@ -342,19 +320,15 @@ def noted_block_ranges(x: Any) -> np.ndarray | None:
 
 
 def with_block_ranges(x: da.Array, ranges: np.ndarray) -> np.ndarray:
-    """Note bounds of each block's values of ``x`` (``(nblocks, 2)``: least and
-    greatest, ``(0, -1)`` for an empty block), known without computing it: returned by
-    :func:`._compute.block_ranges` from now on."""
+    """Note each block's least and greatest value of ``x``, ``(nblocks, 2)`` (``(0, -1)``
+    where empty), known without computing it (:func:`._compute.block_ranges`)."""
     _facts.note(x, ranges=ranges)
     return ranges
 
 
 def whole_axis(x: da.Array, axis: int) -> da.Array:
-    """``x`` with ``axis`` in one block (the other axes keep their blocks).
-
-    Known sizes are rechunked; unknown ones (which Dask's rechunk refuses) are
-    concatenated by a blockwise call whose one block along ``axis`` receives all of
-    them, its size unknown too."""
+    """``x`` with ``axis`` in one block: known sizes rechunked, unknown ones (which Dask's
+    rechunk refuses) concatenated by a blockwise call, the size unknown too."""
     axis %= x.ndim
     if x.numblocks[axis] == 1:
         return x

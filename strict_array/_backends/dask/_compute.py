@@ -1,16 +1,11 @@
 """Computing on Dask: the one place where the ``DASK`` device turns graphs into values.
 
-Every entry point that needs values (``np.asarray``, ``float``, ``to_device``,
-DLPack, writes to disk, ``strict_array.compute`` and ``persist``) ends here, and
-goes through the plan of passes (:mod:`._plan`): a reduction that a large
-shared input waits for (``m = mean(x)`` in ``x - m``) is computed first, in a
-streaming pass, so that the rest streams too (dask/dask#874). Dask does the
-scheduling: the active ``dask.distributed`` ``Client`` when there is one, else
-Dask's default scheduler; each pass gets its own progress bar.
-
-Settings: ``strict_array.planning(...)`` for a block of code, else the
-``dask.config`` keys ``strict_array.planning`` (default True) and
-``strict_array.planning-threshold`` (default ``"256 MiB"``).
+Every entry point that needs values (``np.asarray``, ``float``, ``to_device``, DLPack,
+writes to disk, ``strict_array.compute`` and ``persist``) ends here, and goes through
+the plan of passes (:mod:`._plan`: a reduction that a large shared input waits for is
+computed first, dask/dask#874). Dask does the scheduling: the active
+``dask.distributed`` ``Client`` when there is one, else Dask's default scheduler; each
+pass gets its own progress bar. The settings: :func:`planning_threshold`.
 
 Nothing else computes. One rule computes while an array is being built, the
 *data-dependent-size rule*, stated in :func:`sizes_asked`.
@@ -82,18 +77,15 @@ def _run(collections: Sequence[Any], persist: bool = False, title: str | None = 
         stack.enter_context(optimising(optimize))
         client = active_client()
         if client is not None:
-            futures = (
-                client.persist(list(collections)) if persist else client.compute(list(collections))
-            )
+            futures = (client.persist if persist else client.compute)(list(collections))
             if show:
                 from distributed import progress
 
                 progress(futures)
             return list(futures) if persist else client.gather(futures)
-        # Dask's threads each call BLAS, whose own threads then oversubscribe the cores
-        # (block products many times slower: docs/dev/scikit-learn-log.md); one BLAS thread per
-        # Dask thread, as dask.distributed's workers have (its nanny's pre-spawn-environ
-        # sets OMP_NUM_THREADS=1 and friends)
+        # Dask's threads each call BLAS, whose threads then oversubscribe the cores (block
+        # products many times slower: docs/dev/scikit-learn-log.md): one BLAS thread per
+        # Dask thread, as dask.distributed's nanny sets (OMP_NUM_THREADS=1 and friends)
         threads = dask.config.get("scheduler", None) in (None, "threads", "threading")
         controller = _blas_controller() if threads else None
         if controller is not None:
@@ -130,13 +122,12 @@ def _keeping(p: _plan.Plan) -> Any:
 
 
 def planning_threshold() -> int:
-    """The bytes of one input waiting for a reduction that make the planner cut (the
-    block's ``strict_array.planning`` setting, else ``strict_array.planning-threshold``);
-    the largest int when planning is off."""
+    """The bytes of one input waiting for a reduction that make the planner cut: the
+    block's ``strict_array.planning(...)`` setting, else the ``dask.config`` keys
+    ``strict_array.planning`` (default True) and ``strict_array.planning-threshold``
+    (default ``"256 MiB"``); the largest int when planning is off."""
     setting = current_planning()
-    enabled = setting.enabled
-    if enabled is None:
-        enabled = bool(dask.config.get(PLANNING_KEY, True))
+    enabled = dask.config.get(PLANNING_KEY, True) if setting.enabled is None else setting.enabled
     if not enabled:  # one pass: no array is large enough to plan for
         return sys.maxsize
     threshold = setting.threshold
@@ -149,13 +140,10 @@ def plan(datas: Sequence[da.Array], optional: Sequence[Sequence[da.Array]] = ())
     """The plan of passes that computing ``datas`` together would run (nothing computes),
     with the groups of ``optional`` arrays that add no pass taken along (:func:`._plan.plan`).
 
-    Computed from values in memory alone (data persisted on this machine, NumPy's
-    arrays, and arrays made from nothing below the threshold), they are one pass:
-    passes bound what waits in memory for a reduction while the data streams from a
-    file or a store, and what waits for a reduction of data in memory is the data
-    itself, or what NumPy would hold too (``exp(X)`` for its sum); planned, an
-    iterative algorithm on persisted data would spend its time planning and building
-    passes that bound nothing."""
+    Computed from values in memory alone (data persisted here, NumPy's arrays, arrays made
+    from nothing below the threshold), they are one pass: what waits for a reduction of
+    data in memory is the data itself, or what NumPy would hold too; planned, an iterative
+    algorithm on persisted data would spend its time building passes that bound nothing."""
     threshold = planning_threshold()
     small = _plan.default_small_bytes(threshold)
     if threshold < sys.maxsize and bytes_in_memory(*datas, made_below=threshold) is not None:
@@ -164,33 +152,25 @@ def plan(datas: Sequence[da.Array], optional: Sequence[Sequence[da.Array]] = ())
 
 
 def compute(datas: Sequence[da.Array]) -> list[np.ndarray]:
-    """Compute Dask arrays together (shared work is done once) as NumPy arrays.
-
-    Computed with them, and kept for later computations (:mod:`._keep`): the small
-    layers of their graph, where that adds no pass (extra outputs that add one would
-    change what streams); and the small arrays the program still holds that use the
-    same large input and add no pass (``_keep.pending``: an iterative algorithm's
-    next parameters, which its next step would read the data again for)."""
+    """Compute Dask arrays together (shared work is done once) as NumPy arrays, with what
+    to compute and keep with them where that adds no pass (:func:`_with_extras`)."""
     return _with_extras(datas, persist=False)
 
 
 def persist(datas: Sequence[da.Array]) -> list[da.Array]:
-    """Compute Dask arrays together and keep them in memory (or on the cluster).
-
-    Computed with them and kept, as by :func:`compute`: the small layers of their
-    graph and the held small arrays that add no pass: two selections by masks, each
-    persisted to count it (``numerator[valid]``, ``denominator[valid]``), would
-    otherwise compute the numerator and denominator from the data again for each."""
+    """Compute Dask arrays together and keep them in memory (or on the cluster), with what
+    to compute and keep with them as :func:`compute` does: two selections by masks, each
+    persisted to count it, would otherwise compute what they select from twice."""
     return _with_extras(datas, persist=True)
 
 
 def _with_extras(datas: Sequence[da.Array], persist: bool) -> list:
-    """``datas`` computed (or persisted) with what to compute and keep with them, where
-    it adds no pass, in one plan (:func:`plan`): the small layers of their graph and the
-    arrays of their graph the program holds where they read only values in memory
-    (``_keep.held``), taken together or not at all; then the held small arrays not in
-    their graph (``_keep.pending``: all of them, else each one that fits). Where
-    computing the held small arrays fails, it is theirs: they run again without them."""
+    """``datas`` computed (or persisted) with, where it adds no pass, in one plan: the small
+    layers of their graph and the arrays of it the program holds (``_keep.candidates``,
+    ``_keep.held``), together or not at all; then the held small arrays not in their graph
+    (``_keep.pending``: an iterative algorithm's next parameters, which its next step
+    would read the data again for), all, else each one that fits. Where computing the
+    pending arrays fails, it is theirs: the rest runs again without them."""
     if not datas:
         return []
     datas = _keep.substitute(datas)
@@ -266,17 +246,14 @@ def sizes_asked() -> bool:
     """The *data-dependent-size rule*, the one computation while an array is built.
 
     Where an operation makes a size that depends on the data (a selection by a mask,
-    ``nonzero``, ``unique_values``, the buckets of a sort, the blocks a take routes
-    by) and this says sizes are asked for, what fixes the size is computed at once,
-    through this module (:func:`persist`, :func:`compute`, :func:`counted`,
-    :func:`computed_block_ranges`; values in this process alone by
-    :func:`computed_in_this_process`); otherwise the size stays unknown and the
-    array lazy. Asked for: by a block's ``strict_array.known_sizes`` setting, else
-    the ``strict_array.known-sizes`` dask.config key (the whole process), else by
-    the rank-promotion policy, whose ``known_sizes`` names the packages whose calls
-    get them (:func:`strict_array._policy.sizes_known_here`; the dask.config key
-    ``strict_array.known-sizes-packages``, where set, is a deprecated alias). Called
-    only where such a size arises, so the caller is looked for only then."""
+    ``nonzero``, ``unique_values``, the buckets of a sort, the blocks a take routes by)
+    and this says sizes are asked for, what fixes the size is computed at once, through
+    this module; otherwise the size stays unknown and the array lazy. Asked for: by a
+    block's ``strict_array.known_sizes`` setting, else the ``strict_array.known-sizes``
+    dask.config key, else by the rank-promotion policy, whose ``known_sizes`` names the
+    packages whose calls get them (:func:`strict_array._policy.sizes_known_here`; the
+    key ``strict_array.known-sizes-packages`` is a deprecated alias). Called only where
+    such a size arises, so the caller is looked for only then."""
     asked = current_known_sizes()
     if asked is not None:
         return asked
@@ -310,11 +287,9 @@ def persisted_with_sizes(datas: Sequence[da.Array]) -> list[da.Array]:
 
 
 def sized(value: Any) -> Any:
-    """``value`` (an array, or a tuple, named tuple or list of values) with the arrays of
-    unknown sizes in it, where :func:`sizes_asked`, persisted together with their sizes
-    (the work is not done again when their values are needed). The others stay lazy: the
-    inverse indices of ``unique_inverse`` are as large as its input, and are computed
-    from the kept small results when needed."""
+    """``value`` (an array, or a tuple, named tuple or list of values) with its arrays of
+    unknown sizes persisted together with their sizes where :func:`sizes_asked`. The
+    others stay lazy (``unique_inverse``'s inverse indices, as large as its input)."""
     arrays = [v for v in (value if isinstance(value, (tuple, list)) else (value,))
               if isinstance(v, da.Array) and unknown_chunks(v)]  # fmt: skip
     if not arrays or not sizes_asked():
@@ -327,11 +302,9 @@ def sized(value: Any) -> Any:
 
 
 def counted(mask: da.Array) -> tuple[da.Array, tuple[int, ...]]:
-    """``mask`` computed and kept (in memory, or on the cluster's workers), with the
-    number of ``True`` in each of its blocks: one pass over the mask. Kept, a selection
-    by it reads its blocks as data: the array selected from waits for no computation
-    (a mask left lazy, compared with a lazy label, lets Dask's scheduler read all of
-    the array before the masks, and hold it)."""
+    """``mask`` persisted, with the number of ``True`` in each of its blocks: one pass over
+    it. A selection by it reads its blocks as data (a mask left lazy, compared with a
+    lazy label, lets Dask's scheduler read and hold all of the array before the mask)."""
     counts = da.map_blocks(
         lambda block: np.array([np.count_nonzero(block)]),
         mask, chunks=((1,) * mask.numblocks[0],), dtype=np.intp,
@@ -343,24 +316,19 @@ def counted(mask: da.Array) -> tuple[da.Array, tuple[int, ...]]:
 
 def computed_block_ranges(index: da.Array) -> np.ndarray:
     """Each block's least and greatest value of a 1-D integer ``index``, computed now in
-    one pass over it (on the cluster's workers when a client is active), and noted on it
-    (:func:`._basics.with_block_ranges`) for a take to route by. The index itself is not
-    kept: a take makes each of its blocks again, in the gather that uses it."""
+    one pass over it, and noted on it (:func:`._basics.with_block_ranges`) for a take to
+    route by; the index itself is not kept."""
     (ranges,) = compute([ranges_of_blocks(index)])
     return with_block_ranges(index, np.asarray(ranges, dtype=np.int64))
 
 
 # --- an operand in its partner's blocks ---------------------------------------------
 def made_alike(a: da.Array, b: da.Array) -> tuple[da.Array, da.Array]:
-    """Operands of one rank: the one cheaper in other blocks (:func:`cost_of_blocks`:
-    made from nothing, or computed from values in this process alone) given the
-    other's blocks (:func:`in_partner_blocks`) along the axes of equal length where
-    their blocks differ.
-
-    Dask pairs blocks by splitting both to a common refinement: ``ones(n)`` in Dask's
-    default blocks met with an input's rows is made whole, then cut in pieces that
-    wait, together, for their rows; a consumer's labels, from NumPy, are cut in
-    pieces all made first, waiting in memory."""
+    """Operands of one rank: the one cheaper in other blocks (:func:`cost_of_blocks`) given
+    the other's blocks (:func:`in_partner_blocks`) along the axes of equal length where
+    their blocks differ. Dask splits both to a common refinement: ``ones(n)`` met with an
+    input's rows is made whole then cut in pieces that wait together for their rows; a
+    consumer's NumPy labels are cut in pieces all made first, waiting in memory."""
     differ = [
         i for i, (ca, cb) in enumerate(zip(a.chunks, b.chunks)) if ca != cb and sum(ca) == sum(cb)
     ]
@@ -384,13 +352,10 @@ def made_alike(a: da.Array, b: da.Array) -> tuple[da.Array, da.Array]:
 
 
 def block_ranges(x: Any) -> np.ndarray | None:
-    """Each block's least and greatest value, ``(nblocks, 2)``, for a 1-D integer array
-    whose bounds are noted (:func:`._basics.with_block_ranges`: a consumer's ``nonzero``), or
-    computed from values in this process alone, no larger than it (what is built from
-    such a ``nonzero``: ``concat`` with a few more indices), computed now (the caller
-    computes now only where sizes are asked for, as the sample sort does); None for any
-    other array (a computation that reads data, or data on a cluster's workers), and
-    for an empty block's range, ``(0, -1)``."""
+    """Each block's least and greatest value, ``(nblocks, 2)`` (``(0, -1)`` where empty),
+    of a 1-D integer array whose ranges are noted (:func:`._basics.with_block_ranges`),
+    or computed now from values in this process no larger than it (``concat`` of a
+    ``nonzero`` and a few more indices); None for any other array."""
     if not isinstance(x, da.Array) or x.ndim != 1 or x.dtype.kind not in "iu":
         return None
     known = noted_block_ranges(x)  # (a take checks its indices, then routes by them)
@@ -403,24 +368,22 @@ def block_ranges(x: Any) -> np.ndarray | None:
 
 
 def computed_in_this_process(x: da.Array) -> np.ndarray:
-    """``x``'s value, computed now in this thread, for an array computed from values in
-    this process alone (:func:`._basics.bytes_in_memory`): reading nothing, it needs
-    neither a plan nor a cluster (whose workers would be sent the values). Only the
-    data-dependent-size rule calls it, while an array is built (see the module)."""
+    """``x``'s value computed now in this thread, for an array computed from values in
+    this process alone: reading nothing, it needs neither a plan nor a cluster. Only the
+    data-dependent-size rule calls it (see the module)."""
     return np.asarray(x.compute(scheduler="sync"))
 
 
 def in_partner_blocks(x: da.Array, chunks: dict[int, tuple]) -> da.Array:
     """``x`` in its partner's blocks along the axes of ``chunks``.
 
-    Rechunked, an operand computed from values in this process alone (a consumer's
-    NumPy labels, weights derived from ``ones(n)``) gets its pieces from tasks of
-    their own, which Dask's order runs before or after the large operand's blocks,
-    and one side waits in memory for the other (``X.T @ Y`` with ``Y`` from NumPy: the
-    whole of ``X``). Where sizes are asked for (a consumer's call), such an operand no
-    larger than twice the values it is computed from, or than the planning threshold,
-    is computed now, and its values cut in the new blocks: computing it reads
-    nothing. An array made from nothing is made again; any other is rechunked."""
+    Rechunked, an operand computed from values in this process (a consumer's NumPy
+    labels, weights from ``ones(n)``) gets its pieces from tasks of their own, which Dask
+    runs before or after the large operand's blocks, and one side waits in memory for the
+    other (``X.T @ Y`` with ``Y`` from NumPy: all of ``X``). Where sizes are asked for,
+    such an operand no larger than twice the values it is computed from, or than the
+    planning threshold, is computed now and cut in the new blocks. An array made from
+    nothing is made again; any other is rechunked."""
     resident = None if remade(x) else bytes_in_memory(x)
     if (
         resident is not None

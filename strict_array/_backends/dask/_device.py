@@ -1,9 +1,5 @@
-"""The ``DASK`` device: lazy, chunked arrays on ``dask.array``.
-
-Dask does all chunking, scheduling, spilling and distribution; when a
-``dask.distributed`` ``Client`` is active, computations run on it through
-Dask's own default-scheduler mechanism.
-"""
+"""The ``DASK`` device: lazy, chunked arrays on ``dask.array``. Dask does all chunking,
+scheduling, spilling and distribution (on the active ``dask.distributed`` ``Client``)."""
 
 from __future__ import annotations
 
@@ -178,10 +174,9 @@ class DaskDevice(Device):
     ) -> list[da.Array]:
         if None not in shape:  # (the strict side's unknown size)
             return super().broadcast_together(datas, shape)
-        # A size unknown until computed (a mask's) cannot be a target of broadcast_to:
-        # each block is broadcast beside its partners' blocks, whose shapes it then knows
-        # (SEMANTICS section 4: unknown against 1 stays unknown); an array already of
-        # the shape is left as it is, its partners' blocks unread
+        # A size unknown until computed (a mask's) cannot be a target of broadcast_to: each
+        # block is broadcast beside its partners' blocks (SEMANTICS section 4: unknown
+        # against 1 stays unknown); an array already of the shape is left as it is
         return [
             d if self.shape(d) == shape
             else declared(da.core.elemwise(functools.partial(_broadcast_block, i), *datas,
@@ -201,9 +196,8 @@ class DaskDevice(Device):
         )
         if target == low.chunks:
             return low
-        # (an array made from nothing is made again in them: rechunked by Dask, it is
-        # made in pieces that a cluster's scheduler makes after reading all of the
-        # large operand)
+        # (an array made from nothing is made again in them: rechunked by Dask, a cluster's
+        # scheduler makes its pieces after reading all of the large operand)
         changed = {a: t for a, (t, c) in enumerate(zip(target, low.chunks)) if t != c}
         return declared(rechunk(low, changed))  # type: ignore[no-any-return]
 

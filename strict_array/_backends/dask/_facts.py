@@ -6,24 +6,6 @@ for as long as that object lives, found by the object's identity. An array made
 anew from its graph (``da.Array(graph, name, chunks)``) is another object with no
 record: it is what Dask says it is, until :func:`carry` gives it the record of the
 array it replaces.
-
-The facts:
-
-origin
-    Data (the default: computed from what was read or given), made from nothing
-    (from its blocks' places alone, ``zeros``, ``arange``, ...: :attr:`Facts.remake`
-    makes it again in other chunks), a constant (every element one known value,
-    :attr:`Facts.constant`; made from nothing too), or a slice of another array
-    (:attr:`Facts.slice_of`, which a rechunk rechunks instead).
-ranges
-    Each block's least and greatest value of a 1-D integer array (a take routes by
-    them), ``(nblocks, 2)``.
-order
-    The buckets of the sample sort an argsort was made by (a take by it carries
-    another array through the same buckets).
-written
-    ``(data, region, value)`` of an array made by writing ``value`` into ``region`` of
-    ``data`` (a read of that region is the value).
 """
 
 from __future__ import annotations
@@ -38,19 +20,27 @@ from typing import Any, TypeVar
 
 @dataclass(frozen=True)
 class Facts:
-    """What is known of one array (the default: nothing more than Dask says)."""
+    """What is known of one array (the default: nothing more than Dask says). Its
+    origin: data (the default: computed from what was read or given), made from
+    nothing (``remake``), a constant (``constant``, made from nothing too), or a slice
+    of another array (``slice_of``)."""
 
-    #: made from nothing: ``remake(chunks)`` is the array in other chunks, at no cost
+    #: made from its blocks' places alone (``zeros``, ``arange``...): ``remake(chunks)``
+    #: is the array in other chunks, at no cost
     remake: Callable[[tuple], Any] | None = None
     #: the one value of all its elements (a NumPy scalar of its dtype)
     constant: Any = None
-    #: ``(source, key)``: it is ``source[key]``, a key of slices and integers
+    #: ``(source, key)``: it is ``source[key]``, a key of slices and integers (a rechunk
+    #: rechunks ``source`` instead)
     slice_of: tuple[Any, tuple] | None = None
-    #: each block's least and greatest value, ``(nblocks, 2)`` (1-D integer arrays)
+    #: each block's least and greatest value, ``(nblocks, 2)``, of a 1-D integer array
+    #: (a take routes by them)
     ranges: Any = None
-    #: the sample sort's buckets it was sorted by (an argsort's result)
+    #: the buckets of the sample sort an argsort's result was made by (a take by it
+    #: carries another array through the same buckets)
     order: Any = None
-    #: ``(data, region, value)``: ``value`` written into ``region`` of ``data``
+    #: ``(data, region, value)``: ``value`` written into ``region`` of ``data`` (a read
+    #: of that region is the value)
     written: tuple[Any, Any, Any] | None = None
 
 
@@ -106,11 +96,11 @@ def note(x: T, **facts: Any) -> T:
 
 
 def carry(new: T, old: Any) -> T:
-    """``new``, an array made anew in place of ``old`` (same name, values and blocks: its
-    graph cut to kept values), with ``old``'s record."""
-    record = of(old)
-    if record is not NONE:
-        _set(new, record)
+    """``new``, an array or layer made anew in place of ``old`` (same name, values and
+    blocks: renamed, or cut to kept values), with ``old``'s record."""
+    entry = _records.get(id(old))
+    if entry is not None and entry[0]() is old:
+        _set(new, entry[1])
     return new
 
 
@@ -122,12 +112,3 @@ def of_layer(layer: Any) -> LayerFacts:
 def note_layer(layer: Any, **facts: Any) -> None:
     """Add ``facts`` (fields of :class:`LayerFacts`) to ``layer``'s record."""
     _set(layer, dataclasses.replace(of_layer(layer), **facts))
-
-
-def carry_layer(new: Any, old: Any) -> Any:
-    """``new``, a layer made in place of ``old`` (renamed, or its blocks computed), with
-    ``old``'s record."""
-    record = of_layer(old)
-    if record is not NO_LAYER_FACTS:
-        _set(new, record)
-    return new

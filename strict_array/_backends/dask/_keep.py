@@ -1,37 +1,28 @@
 """Kept values: small results kept between computations, so that iterative code does
 not recompute its history.
 
-An iterative algorithm written for eager arrays (EM, Lloyd, a fixed point) keeps its
-parameters as arrays and converts a scalar (``bool(change < tol)``) once per
-iteration. On ``DASK`` the graph of iteration ``k`` holds the ``k`` before it, and Dask
-keeps no result between two ``compute`` calls: each conversion would compute them all
-again (quadratic time, a graph that grows without bound).
+An iterative algorithm written for eager arrays (EM, Lloyd, a fixed point) converts a
+scalar (``bool(change < tol)``) once per iteration. On ``DASK`` the graph of iteration
+``k`` holds the ``k`` before it, and Dask keeps no result between two ``compute``
+calls: each conversion would compute them all again.
 
 So each computation also computes the *small* layers of its graph (declared, at most
 ``strict_array.keep-bytes`` each, computed from something not small) and keeps their
-blocks. A later graph that holds the very same layer object, or a layer of that name
-rebuilt on the very same input layers (none of them a kept value), starts from them;
-the same name alone is not enough (a Zarr store opened again may have changed). A
-kept value lives as long as its layer, or as long as the inputs it is computed from
-(a consumer that checks ``isfinite(sum(X))`` twice builds two arrays); the total is
-bounded (``strict_array.keep-total``, oldest dropped first).
+blocks, for a later graph that holds the very same layer object, or a layer of that
+name rebuilt on the very same input layers (the same name alone is not enough: a Zarr
+store opened again may have changed). A kept value lives as long as its layer, or its
+inputs; the total is bounded (``strict_array.keep-total``, oldest dropped first). Each
+array strict_array makes is built on the kept values (:func:`track`), before the
+program sees it (an array the program holds is never rewritten).
 
-Each array strict_array makes is built on the kept values, not on the layers that
-computed them (:func:`track`): a new graph, before the program sees it; an array the
-program holds is never rewritten. The graph of step ``k`` of a loop then does not hold
-the steps before the last computation, and building it costs the same at every step.
-
-Where a computation reads only values in memory (persisted arrays, NumPy's arrays,
-arrays made from nothing below the planning threshold), the arrays of its graph the
-program still holds are kept too, whatever their size (:func:`held`): NumPy would hold
-them as long, and a loss, the gradient's product with ``X`` and its sum, each from one
-``raw_prediction = X @ coef``, would each compute it again. They have their own bound
-(``strict_array.keep-held-total``), and each is at most a quarter of the values in
-memory its computation reads (not a copy of the data, such as ``X.T``).
-"""
+Where a computation reads only values in memory, the arrays of its graph the program
+still holds are kept too, whatever their size (:func:`held`): NumPy would hold them as
+long, and a loss and its gradient, each from one ``X @ coef``, would each compute it
+again. They have their own bound, ``strict_array.keep-held-total``."""
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from collections import OrderedDict
@@ -59,9 +50,8 @@ _BOUNDS = {SMALL: (TOTAL_KEY, DEFAULT_TOTAL), HELD: (HELD_KEY, DEFAULT_HELD)}
 #: name -> the small arrays strict_array returned (candidates for :func:`pending`)
 _tracked: weakref.WeakValueDictionary[str, da.Array] = weakref.WeakValueDictionary()
 
-#: name -> weak references to every array of that name strict_array returned: those the
-#: program still holds (:func:`held`). Several: ``asarray(a, copy=True)`` is another
-#: array of ``a``'s name, which may go first
+#: name -> weak references to every array of that name strict_array returned, for
+#: :func:`held` (``asarray(a, copy=True)`` is another of ``a``'s name, which may go first)
 _made: dict[str, list[weakref.ref]] = {}
 
 
@@ -74,8 +64,7 @@ class Kept:
     keys: list
     blocks: list
     nbytes: int
-    #: weak references to the input layers it is computed from, by name (or None: see
-    #: :func:`_inputs`)
+    #: weak references to the input layers it is computed from, by name (:func:`_inputs`)
     inputs: dict[str, weakref.ref] | None
     #: the bound it counts under: :data:`SMALL` or :data:`HELD`
     bound: str
@@ -104,19 +93,13 @@ def _drop(name: str) -> None:
 
 
 def track(a: da.Array) -> da.Array:
-    """``a``, just made by strict_array, built on kept values rather than on the layers
-    that computed them (a new array where some are kept: ``a`` is not rewritten), and
-    followed: the program may hold it (:func:`held`), and a small one may be computed
-    with a later computation (:func:`pending`)."""
+    """``a``, just made by strict_array, built on kept values (a new array where some are
+    kept), and followed: the program may hold it (:func:`held`), and a small one may be
+    computed with a later computation (:func:`pending`)."""
     if _kept:
         (a,) = substitute([a])
     if may_be_kept(a):
         _tracked[a.name] = a
-    _note_made(a)
-    return a
-
-
-def _note_made(a: da.Array) -> None:
     name = a.name
 
     def gone(ref: weakref.ref) -> None:
@@ -129,6 +112,7 @@ def _note_made(a: da.Array) -> None:
 
     with _lock:
         _made.setdefault(name, []).append(weakref.ref(a, gone))
+    return a
 
 
 def _held_layer(name: str, layer: Any) -> bool:
@@ -165,9 +149,8 @@ def _hits(graph: Any) -> dict[str, tuple[list[Any], Sequence[Any]]]:
 
 def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
     """``datas`` on a graph with every layer whose blocks are kept replaced by them (and
-    what fed only them dropped): an array built on an operand computed meanwhile does
-    not carry its history. New arrays (with their facts) where anything is replaced;
-    ``datas`` themselves are never rewritten."""
+    what fed only them dropped): new arrays (with their facts) where anything is
+    replaced; ``datas`` themselves are never rewritten."""
     graph = _graph.merged_graph(datas) if _kept else None
     roots = [_graph.root_layer(d) for d in datas]
     if graph is None or not all(r in _graph.layers_of(graph) for r in roots):
@@ -182,9 +165,7 @@ def substitute(datas: Sequence[da.Array]) -> list[da.Array]:
 def candidates(datas: Sequence[da.Array]) -> list[Candidate]:
     """The small layers of ``datas``' graph worth keeping, as arrays to compute too."""
     limit = config_bytes(KEEP_KEY, DEFAULT_KEEP)
-    if limit <= 0:
-        return []
-    graph = _graph.merged_graph(datas)
+    graph = _graph.merged_graph(datas) if limit > 0 else None
     if graph is None:
         return []
     layers = _graph.layers_of(graph)
@@ -218,10 +199,8 @@ def _candidate(graph: Any, layer: Any, info: LayerInfo) -> Candidate | None:
 def held(datas: Sequence[da.Array], large: int) -> list[Candidate]:
     """The arrays the program still holds (strict_array made them, the very layer is in
     ``datas``' graph) larger than ``strict_array.keep-bytes``, where computing ``datas``
-    reads only values in memory (persisted arrays, NumPy's arrays, and arrays made from
-    nothing smaller than ``large``): candidates to compute with them and keep, each at
-    most a quarter of those values (a transposed ``X`` is a copy of the data, not a
-    result)."""
+    reads only values in memory (arrays made from nothing below ``large`` bytes
+    included), each at most a quarter of them (a transposed ``X`` is a copy of the data)."""
     small = config_bytes(KEEP_KEY, DEFAULT_KEEP)
     if small <= 0 or config_bytes(*_BOUNDS[HELD]) <= 0:
         return []
@@ -248,8 +227,7 @@ def forget_pending(arrays: Sequence[da.Array]) -> None:
     """Leave ``arrays`` out of :func:`pending` from now on (computing them failed)."""
     with _lock:
         for a in arrays:
-            if _tracked.get(a.name) is not None:
-                del _tracked[a.name]
+            _tracked.pop(a.name, None)
 
 
 #: at most this many of the arrays still held, the latest made, are looked at by
@@ -258,16 +236,11 @@ MOST_PENDING = 32
 
 
 def pending(datas: Sequence[da.Array], large: int) -> list[Candidate]:
-    """The small arrays strict_array made that the program still holds and that are not
-    computed yet, which use a layer of at least ``large`` bytes that ``datas`` use:
-    candidates to compute in the same passes (see ``_compute.compute``).
-
-    An iterative algorithm builds the next step's small parameters before it asks for
-    the scalar that ends this step (EM builds its M-step's parameters, then asks
-    ``abs(change) < tol``), and the next step's ``change`` would read the data again
-    for them. Computed with the scalar, in the pass
-    that reads the data anyway, and kept, they are there when the next step needs
-    them."""
+    """The small arrays strict_array made that the program still holds, not computed yet,
+    which use a layer of at least ``large`` bytes that ``datas`` use: to compute in the
+    same passes. An iterative algorithm builds the next step's parameters before it asks
+    for the scalar that ends this step (EM's ``abs(change) < tol``): computed with it, in
+    the pass that reads the data anyway, they are there when the next step needs them."""
     graph = _graph.merged_graph(datas)
     if graph is None or not _tracked:
         return []
@@ -298,8 +271,7 @@ def pending(datas: Sequence[da.Array], large: int) -> list[Candidate]:
 
 def _inputs(graph: Any, name: str) -> dict[str, Any] | None:
     """The layers without dependencies that ``name`` is computed from in ``graph``, by
-    name; None where one of them is a kept value (made again at each substitution, so
-    never the same object twice) or where there is none."""
+    name; None where there is none, or one is a kept value (never the same object twice)."""
     deps = _graph.dependencies_of(graph)
     roots = {n for n in _graph.reachable([name], deps) if n != name and not deps[n]}
     if not roots or roots & _kept.keys():
@@ -326,16 +298,14 @@ def _release(name: str, ref: Any) -> None:
         if entry is None:
             return
         inputs = entry.inputs or {}
-        if ref is entry.layer and not (inputs and all(i() is not None for i in inputs.values())):
-            _drop(name)
-        elif any(ref is i for i in inputs.values()):
+        alive = inputs and all(i() is not None for i in inputs.values())
+        if (ref is entry.layer and not alive) or any(ref is i for i in inputs.values()):
             _drop(name)
 
 
 def keep(items: Sequence[Candidate], values: Sequence[Any]) -> None:
-    """Keep the computed ``values`` of ``items`` (their array, layer object, info): under
-    ``strict_array.keep-held-total`` those larger than ``strict_array.keep-bytes``
-    (:func:`held`), else under ``strict_array.keep-total``."""
+    """Keep the computed ``values`` of ``items``: under ``strict_array.keep-held-total``
+    those larger than ``strict_array.keep-bytes`` (:func:`held`), else ``keep-total``."""
     small = config_bytes(KEEP_KEY, DEFAULT_KEEP)
     for (a, layer, info), value in zip(items, values):
         value = np.asarray(value)
@@ -359,10 +329,9 @@ def keep_pass(arrays: Sequence[da.Array], step: Pass, results: Sequence[Any]) ->
     deps = _graph.dependencies_of(graph)
     for info, blocks in zip(step.layers, results):
         layer = _graph.layers_of(graph).get(info.name)
-        # (a layer without dependencies is data already: an input, or a kept value put
-        # in this graph, which a pass takes along where a cut point needs it; kept
-        # again, its entry would follow that copy, gone with this computation, rather
-        # than the layer that computed it and the inputs it was computed from)
+        # (a layer without dependencies is data already: an input, or a kept value a pass
+        # takes along where a cut point needs it; kept again, its entry would follow that
+        # copy, gone with this computation, not the layer and inputs that computed it)
         if layer is None or not deps[info.name]:
             continue
         if info.nbytes is not None and info.nbytes <= limit:
@@ -375,10 +344,7 @@ def _store(info: LayerInfo, layer: Any, graph: Any, blocks: list, nbytes: int, b
     name, keys, inputs = info.name, _graph.block_keys(info), _inputs(graph, info.name)
     total = config_bytes(*_BOUNDS[bound])
     _drop(name)
-
-    def release(ref: Any) -> None:
-        _release(name, ref)
-
+    release = functools.partial(_release, name)
     ref = weakref.ref(layer, release)  # (Dask's layers, as the facts' records, are weak-referenced)
     refs = {k: weakref.ref(i, release) for k, i in (inputs or {}).items()}
     with _lock:
@@ -386,10 +352,3 @@ def _store(info: LayerInfo, layer: Any, graph: Any, blocks: list, nbytes: int, b
         _total[bound] += nbytes
         while _total[bound] > total:  # (the oldest under the same bound first)
             _drop(next(n for n, e in _kept.items() if e.bound == bound))
-
-
-def clear() -> None:
-    """Forget every kept value."""
-    with _lock:
-        _kept.clear()
-        _total.update({SMALL: 0, HELD: 0})

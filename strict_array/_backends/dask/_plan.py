@@ -10,29 +10,21 @@ The problem (dask/dask#874): in
     s.compute()
 
 every chunk of ``x`` feeds both ``m`` and ``x - m``, no chunk can be subtracted before
-``m`` is complete, and Dask never recomputes a task: every chunk read for ``m`` is kept
-for the subtraction, so the whole of ``x`` ends up in memory.
+``m`` is complete, and Dask never recomputes a task: the whole of ``x`` ends up in memory.
 
-:func:`plan` looks at the graph of the arrays to compute (one node per layer, with
-the shape, chunks and dtype declared for it by :func:`._graph.declare`, which
-strict_array calls on each array it returns: Dask's own
-layer metadata is not promised to describe a layer's blocks) and finds *cut points*:
-small layers (a reduction's result) that a large ancestor waits for through another
-path of the graph. :func:`execute` computes the cut points first, in streaming passes (all the
-cut points of one level in one ``dask.compute``, so the large input is read once per
-pass), puts their values into the graph in place of their layers, and computes the
-rest. The values are those of the one-graph computation, bit for bit: the same tasks
-compute the reductions, only at another time. :func:`rewrite` stops before the last
-pass and returns the rewritten lazy arrays (for ``persist``, ``da.store``, ``to_zarr``).
+:func:`plan` finds *cut points* in the graph of the arrays to compute (one node per
+layer, sized by what :func:`._graph.declare` vouched for: Dask's own layer metadata is
+not promised to describe a layer's blocks): small layers (a reduction's result) that a
+large ancestor waits for through another path. :func:`execute` computes them first, in
+streaming passes (all the cut points of one level in one ``dask.compute``: the large
+input is read once per pass), puts their values into the graph in place of their
+layers, and computes the rest; the values are those of the one-graph computation, bit
+for bit. :func:`rewrite` stops before the last pass and returns the rewritten lazy
+arrays (for ``persist``, ``da.store``, ``to_zarr``). Each graph submitted runs under
+keys of its own, so that a cluster never sees one key with two tasks.
 
-Each graph the planner submits (a pass, or the rewritten arrays) runs under keys of
-its own, derived from the original keys and the values substituted so far, so that
-a cluster that still knows the original keys never sees one key with two tasks.
-
-Nothing is computed while planning: :func:`plan` reads layer metadata only (it does
-not materialise the graph). The graph is read and rewritten through the graph
-adapter (:mod:`._graph`) alone; while a plan runs, :func:`fold` computes chains of
-small values in this thread (:func:`._graph.computed_here`).
+Nothing is computed while planning (layer metadata only); while a plan runs,
+:func:`fold` computes chains of small values in this thread (:func:`._graph.computed_here`).
 
 Example (a 2-pass plan; sizes in bytes, thresholds tiny for the example)::
 
@@ -52,8 +44,10 @@ Example (a 2-pass plan; sizes in bytes, thresholds tiny for the example)::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import reduce
+from operator import or_
 from typing import Any
 
 import dask
@@ -99,14 +93,10 @@ SMALL_BYTES_CAP = 64 * 2**20
 
 @dataclass(frozen=True)
 class Pass:
-    """One computation of a plan.
-
-    A reduction pass (``final`` false) computes ``layers``, the cut points of one level,
-    together; their values then replace them in the graph. ``shared`` are the large
-    layers they were cut from: read in this pass and again in a later one. The last
-    pass (``final``) computes the requested arrays (``layers``) from the rewritten
-    graph.
-    """
+    """One computation of a plan: a reduction pass computes ``layers``, the cut points of
+    one level, together, whose values then replace them in the graph (``shared``: the
+    large layers they were cut from, read again later); the ``final`` pass computes the
+    requested arrays (``layers``) from the rewritten graph."""
 
     index: int  # 1-based
     total: int
@@ -134,10 +124,8 @@ class Pass:
 
 @dataclass(frozen=True)
 class Plan:
-    """The passes that compute ``arrays``: zero or more reduction passes, then the final one.
-
-    ``arrays`` are the ``asked`` arrays planned for, then the optional ones taken along
-    (:func:`plan`)."""
+    """The passes that compute ``arrays`` (the ``asked`` ones, then the optional ones taken
+    along): zero or more reduction passes, then the final one."""
 
     passes: tuple[Pass, ...]
     threshold_bytes: int
@@ -170,16 +158,6 @@ class Plan:
         return "\n".join(lines)
 
 
-def _check_arrays(arrays: Iterable[da.Array]) -> tuple[da.Array, ...]:
-    arrays = tuple(arrays)
-    for a in arrays:
-        if not isinstance(a, da.Array):
-            raise TypeError(f"expected dask.array.Array, got {type(a).__name__}")
-    if not arrays:
-        raise ValueError("no arrays to compute")
-    return arrays
-
-
 def _next_level(
     deps: dict[str, set[str]],
     info: dict[str, LayerInfo],
@@ -195,16 +173,10 @@ def _next_level(
     dependents = users_of(order, deps)
     anc: dict[str, int] = {}  # strict ancestors, as bit sets
     for n in order:
-        b = 0
-        for d in deps[n] & live:
-            b |= anc[d] | bit[d]
-        anc[n] = b
+        anc[n] = reduce(or_, (anc[d] | bit[d] for d in deps[n] & live), 0)
     desc: dict[str, int] = {}  # strict descendants
     for n in reversed(order):
-        b = 0
-        for d in dependents[n]:
-            b |= desc[d] | bit[d]
-        desc[n] = b
+        desc[n] = reduce(or_, (desc[d] | bit[d] for d in dependents[n]), 0)
 
     def is_small(n: str) -> bool:
         nb = info[n].nbytes
@@ -243,9 +215,7 @@ def _next_level(
 
     # the small layers that gather data in blocks (not parameters of small values alone)
     gathering = sum(bit[m] for m in smalls if anc[m] & in_blocks)
-    reached = 0  # every layer some large layer's data reaches
-    for b in carries.values():
-        reached |= b
+    reached = reduce(or_, carries.values(), 0)  # what large data reaches
     outs = set(outputs)
     cuts: dict[str, list[str]] = {}
     for c in smalls:
@@ -284,18 +254,15 @@ def _next_level(
             cuts[c] = triggers
     if not cuts:
         return [], []
-    cut_bits = 0
-    for c in cuts:
-        cut_bits |= bit[c]
+    cut_bits = sum(bit[c] for c in cuts)
     # a cut point waits for another only where data that waits for the other feeds it
     # (a layer not known to be small between them): max - min waits for min through
     # small layers only, and shares min's pass (one read of the input for both)
     behind: dict[str, int] = {}  # what the layers not known to be small above n wait for
     for n in order:
-        b = 0
-        for d in deps[n] & live:
-            b |= behind[d] | (0 if is_small(d) else anc[d])
-        behind[n] = b
+        behind[n] = reduce(
+            or_, (behind[d] | (0 if is_small(d) else anc[d]) for d in deps[n] & live), 0
+        )
     level = [c for c in order if c in cuts and not behind[c] & cut_bits]
     # small layers computed on the way that the rest still needs: keep their values too
     # (downstream first, so that a reduction's partial layers are not taken)
@@ -303,9 +270,7 @@ def _next_level(
     for c in level:
         after[c] = set()
     live_after = reachable(outputs, after)
-    level_anc = 0
-    for c in level:
-        level_anc |= anc[c]
+    level_anc = reduce(or_, (anc[c] for c in level), 0)
     for s in reversed(order):
         if level_anc & bit[s] and s in candidates and is_small(s) and s in live_after:
             level.append(s)
@@ -337,11 +302,10 @@ def plan(
     arrays : sequence of dask.array.Array
         The arrays to compute together.
     threshold_bytes : int
-        A cut is made when at least this much data of one layer would wait, in
-        memory, for a small result computed from it (the estimate is the large
-        layer's bytes over the number of blocks of the narrowest small layer between
-        them: a reduction over a whole axis waits for the whole input; a row-wise
-        reduction of an array chunked in rows only for one chunk).
+        A cut is made when at least this much data of one layer would wait, in memory,
+        for a small result computed from it: the large layer's bytes over the blocks of
+        the narrowest small layer between them (a reduction over a whole axis waits for
+        the whole input; a row-wise one, of an array chunked in rows, for one chunk).
     small_bytes : int, optional
         Largest result that can be a cut point (its value is computed, kept and
         embedded in the graph). Default: ``threshold_bytes // 16``, at most 64 MiB.
@@ -349,6 +313,8 @@ def plan(
         Read the sizes of layers that :func:`declare` did not vouch for from Dask's
         ``collection_annotations`` too (for graphs built with ``dask.array`` alone;
         Dask does not promise them, so a plan may misjudge sizes, never values).
+    optional : sequence of sequences of dask.array.Array, optional
+        Groups of arrays to compute along, each where it adds no pass (``Plan.taken``).
 
     Returns
     -------
@@ -370,17 +336,17 @@ def plan(
 
     Cut points with no other cut point among their ancestors form a pass; the
     planning is repeated on the graph as it will be once they are replaced.
-
-    The plan changes when blocks are computed, never their values: a cut point's
-    blocks are computed by its own tasks and replace them key for key.
     """
-    arrays = _check_arrays(arrays)
+    arrays = tuple(arrays)
+    for a in arrays:
+        if not isinstance(a, da.Array):
+            raise TypeError(f"expected dask.array.Array, got {type(a).__name__}")
+    if not arrays:
+        raise ValueError("no arrays to compute")
     threshold_bytes = int(threshold_bytes)
     if threshold_bytes <= 0:
         raise ValueError("threshold_bytes must be positive")
-    if small_bytes is None:
-        small_bytes = default_small_bytes(threshold_bytes)
-    small_bytes = int(small_bytes)
+    small_bytes = int(default_small_bytes(threshold_bytes) if small_bytes is None else small_bytes)
     groups = [tuple(g) for g in optional]
     graph = merged_graph([*arrays, *(a for g in groups for a in g)])
     chosen, levels = list(arrays), []
@@ -434,19 +400,16 @@ def plan(
 
 
 def fold(graph: Any, roots: Sequence[str], small: int) -> tuple[Any, list[str]]:
-    """``graph`` with its small layers that are computed from small values in this process
-    alone (and small arrays made from nothing) computed now, in this thread, and put in
-    the graph as values; returns the graph and the names of the layers computed.
+    """``graph`` with its small layers computed from small values in this process alone
+    (and small arrays made from nothing) computed now, in this thread, and put in the
+    graph as values; returns the graph and the names of the layers computed.
 
-    Such a chain reads nothing, but it may be long: small parameters updated element
-    by element are hundreds of small tasks (``setitem``, ``diagonal``, ``add``,
-    ``solve``) from the results of the pass before. Dask's local order runs it first;
-    a ``dask.distributed`` scheduler runs it one round trip per task, and meanwhile
-    gives the idle workers blocks of the large input to read, which wait for its end.
-    A layer is
-    computed here when every layer it depends on is such a layer, and its declared
-    size is at most ``small``; only those that a layer of another kind uses are
-    computed (the same tasks, so the same values, bit for bit).
+    Such a chain reads nothing but may be hundreds of small tasks (parameters updated
+    element by element from the pass before), which a ``dask.distributed`` scheduler runs
+    one round trip per task while idle workers read blocks of the large input that wait
+    for its end. Of the layers of at most ``small`` declared bytes whose dependencies are
+    all such layers, those a layer of another kind uses are computed (the same tasks, so
+    the same values, bit for bit).
     """
     layers = layers_of(graph)
     deps = dependencies_of(graph)
@@ -488,12 +451,8 @@ CHECKS_KEY = "strict_array.planning-checks"
 
 
 def _check_blocks(info: LayerInfo, keys: list, blocks: Sequence) -> None:
-    """With :data:`CHECKS_KEY` set, assert that the blocks are those declared.
-
-    A mismatch is a wrong declaration (a bug where the array was made), not a wrong
-    value: the blocks replace their own tasks key for key whatever their shape, so
-    users never see it as an error; tests do.
-    """
+    """With :data:`CHECKS_KEY` set, assert that the blocks are those declared (a mismatch
+    is a wrong declaration where the array was made: users never see it, tests do)."""
     if not dask.config.get(CHECKS_KEY, False):
         return
     assert len(blocks) == len(keys), f"{info.label}: {len(blocks)} blocks, {len(keys)} keys"
@@ -506,13 +465,6 @@ def _check_blocks(info: LayerInfo, keys: list, blocks: Sequence) -> None:
         )
 
 
-def _default_compute(**kwargs: Any) -> Callable[[Pass, Sequence[Any]], Sequence[Any]]:
-    def run(step: Pass, collections: Sequence[Any]) -> Sequence[Any]:
-        return dask.compute(*collections, **kwargs)
-
-    return run
-
-
 def _passes(
     p: Plan,
     compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None,
@@ -521,7 +473,7 @@ def _passes(
     if compute is not None and kwargs:
         raise TypeError("pass either compute= or keyword arguments for dask.compute, not both")
     arrays = p.arrays
-    run = compute if compute is not None else _default_compute(**kwargs)
+    run = compute if compute is not None else (lambda _, cs: dask.compute(*cs, **kwargs))
     graph = merged_graph(arrays)
     if graph is None:
         return tuple(arrays), run
@@ -536,11 +488,9 @@ def _passes(
     for step in p.reductions:
         # this pass's part of the graph, under new keys
         part = own_graph(graph, *(li.name for li in step.layers))
-        current, new_name = rename_graph(part, set(layers_of(part)), ("pass", step.index, history))
-        collections = []
-        for li in step.layers:
-            name = new_name.get(li.name, li.name)
-            collections.append(Blocks(own_graph(current, name), name, li))
+        current, new_name = rename_graph(part, ("pass", step.index, history))
+        names = [new_name.get(li.name, li.name) for li in step.layers]
+        collections = [Blocks(own_graph(current, n), n, li) for n, li in zip(names, step.layers)]
         results = run(step, collections)
         values = {}
         for coll, blocks in zip(collections, results):
@@ -560,16 +510,15 @@ def rewrite(
     compute: Callable[[Pass, Sequence[Any]], Sequence[Any]] | None = None,
     **compute_kwargs: Any,
 ) -> tuple[da.Array, ...]:
-    """Run the reduction passes of ``p`` and return the requested arrays, still lazy,
-    on the rewritten graph (the cut points' values in it): for ``dask.persist``,
-    ``da.store`` or ``da.to_zarr``, which stream them in one more pass. They have
-    the shapes, chunks and dtypes of the originals, and new names (without reduction
-    passes they are the original arrays).
+    """Run the reduction passes of ``p`` and return the requested arrays, still lazy, on
+    the rewritten graph: for ``dask.persist``, ``da.store`` or ``da.to_zarr``, which
+    stream them in one more pass (the originals' shapes, chunks and dtypes; new names
+    where there was a reduction pass).
 
-    ``compute(step, collections)`` computes one pass: it receives the
-    :class:`Pass` and a list of Dask collections and returns their values in order
-    (default ``dask.compute(*collections, **compute_kwargs)``, which uses an active
-    ``distributed.Client``); use it to show a progress bar per pass.
+    ``compute(step, collections)`` computes one pass (a :class:`Pass` and a list of Dask
+    collections; their values in order): default ``dask.compute(*collections,
+    **compute_kwargs)``, which uses an active ``distributed.Client``; e.g. for a progress
+    bar per pass.
     """
     return _passes(p, compute, compute_kwargs)[0]
 

@@ -30,16 +30,14 @@ rename
     :func:`renamed_arrays`), so that a cluster never sees one key with two tasks.
 
 Every function here makes a new graph or array; none rewrites one it is given (an
-array the program holds keeps its graph: :func:`with_graph` makes another).
-
-Dask's expression arrays (the ``array.query-planning`` setting, dask/dask#11941) have
-no such graph until they are lowered, and their optimiser replaces the one the
-planner relies on: :func:`require_graph_arrays` refuses them when the device loads.
+array the program holds keeps its graph: :func:`with_graph` makes another). Dask's
+expression arrays (dask/dask#11941) have no such graph: :func:`require_graph_arrays`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -66,62 +64,57 @@ from dask.layers import ArrayChunkShapeDep
 
 from .. import _facts
 
+#: the values a graph may hold in this process: NumPy arrays and numbers
+VALUE_TYPES = (np.ndarray, np.generic, int, float, complex, bool)
+
 #: the ``dask.config`` key of Dask's expression arrays, and its environment variable
 QUERY_PLANNING_KEY = "array.query-planning"
 QUERY_PLANNING_ENV = "DASK_ARRAY__QUERY_PLANNING"
 
 
 class ExpressionArraysError(ImportError):
-    """The ``DASK`` device cannot run: Dask's expression arrays are on.
-
-    An :class:`ImportError`, as for a missing Dask: the device is not available here
-    (``strict_array.CPU`` and the device list still are)."""
+    """The ``DASK`` device cannot run here (Dask's expression arrays are on): an
+    :class:`ImportError`, as for a missing Dask (``strict_array.CPU`` still runs)."""
 
 
 def require_graph_arrays() -> None:
     """Refuse to load the ``DASK`` device where ``dask.array`` makes expression arrays.
 
-    The device's planner of passes, its kept values and its fusion work on the graph
-    of layers (dask/dask#874 is solved there); with ``array.query-planning`` on, Dask
-    builds expressions and optimises them itself, and the device would run with its
-    planning silently off. Dask reads the setting once, when ``dask.array`` is first
-    imported (``dask.array.array_expr_enabled``).
-
-    Raises
-    ------
-    ExpressionArraysError
-        ``array.query-planning`` is on: the message names the setting and how to turn
-        it off.
+    With ``array.query-planning`` on, Dask builds expressions and optimises them itself:
+    the device's planner (dask/dask#874 is solved on the graph of layers), kept values
+    and fusion would be silently off. Dask reads the setting once, when ``dask.array``
+    is first imported; :class:`ExpressionArraysError` names it and how to turn it off.
     """
-    if not da.array_expr_enabled():
-        return
-    raise ExpressionArraysError(
-        "strict_array.DASK runs on Dask's graph arrays, and Dask's expression arrays are "
-        f"on here (the dask.config setting {QUERY_PLANNING_KEY!r}, or the environment "
-        f"variable {QUERY_PLANNING_ENV}=True): the device's plan of passes, kept values "
-        "and fusion would be silently off. Turn it off before dask.array is first "
-        f"imported: unset {QUERY_PLANNING_ENV} (or set it to False), or call "
-        f"dask.config.set({{{QUERY_PLANNING_KEY!r}: False}}); or use strict_array.CPU.",
-        name="dask.array",
-    )
+    if da.array_expr_enabled():
+        raise ExpressionArraysError(
+            "strict_array.DASK runs on Dask's graph arrays, and Dask's expression arrays "
+            f"are on here (the dask.config setting {QUERY_PLANNING_KEY!r}, or the environment "
+            f"variable {QUERY_PLANNING_ENV}=True): the device's plan of passes, kept values "
+            "and fusion would be silently off. Turn it off before dask.array is first "
+            f"imported: unset {QUERY_PLANNING_ENV} (or set it to False), or call "
+            f"dask.config.set({{{QUERY_PLANNING_KEY!r}: False}}); or use strict_array.CPU.",
+            name="dask.array",
+        )
 
 
 # --- layer metadata --------------------------------------------------------------------
 @dataclass(frozen=True)
 class LayerInfo:
-    """What is known of one layer: what :func:`declare` vouched for (or, trusted,
-    what Dask records in its ``collection_annotations``).
-
-    ``nbytes`` is ``None`` when the size is unknown: a layer nothing is known of (not
-    declared, or not the layer of a Dask array), unknown (NaN) sizes, or an object
-    dtype.
-    """
+    """What is known of one layer (:func:`layer_info`); nothing where ``shape`` is None."""
 
     name: str
-    shape: tuple[float, ...] | None
-    dtype: np.dtype | None
-    chunks: tuple[tuple[float, ...], ...] | None
-    nbytes: int | None
+    shape: tuple[float, ...] | None = None
+    dtype: np.dtype | None = None
+    chunks: tuple[tuple[float, ...], ...] | None = None
+
+    @functools.cached_property
+    def nbytes(self) -> int | None:
+        """None where the size is unknown (nothing known, unknown sizes, object dtype)."""
+        if self.shape is None or self.dtype is None or self.dtype.kind in "OV":
+            return None
+        if any(s != s for s in self.shape):
+            return None
+        return math.prod(map(int, self.shape)) * self.dtype.itemsize
 
     @property
     def numblocks(self) -> tuple[int, ...] | None:
@@ -153,23 +146,20 @@ def _short(name: str) -> str:
 
 
 def fmt_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
-    raise AssertionError  # pragma: no cover
+    return f"{n:.1f} TiB"
 
 
 def declare(*arrays: da.Array) -> None:
     """Vouch for the shape, chunks and dtype of ``arrays``: the planner may cut their layers.
 
-    Dask records in each layer's ``collection_annotations`` the metadata of the
-    last :class:`dask.array.Array` built on it, which Dask does not promise to
-    describe the layer's blocks: its helpers build arrays whose declared chunks
-    are not their blocks' (the offsets of indexing by a Dask array, the per-loop
-    results of ``apply_gufunc``). The metadata declared here is that of arrays
-    the caller holds and vouches for (strict_array declares each array it
-    returns); :func:`plan` reads only this unless asked to trust Dask's.
+    Dask's ``collection_annotations`` describe the last array built on a layer, which
+    Dask does not promise to match its blocks (indexing by a Dask array, the per-loop
+    results of ``apply_gufunc``); :func:`plan` reads only what is declared here unless
+    asked to trust Dask's (strict_array declares each array it returns).
     """
     for a in arrays:
         graph = a.__dask_graph__()
@@ -183,31 +173,21 @@ def layer_info(name: str, layer: Any, trust_dask: bool) -> LayerInfo:
     """What is known of layer ``name``: what :func:`declare` vouched for, else (with
     ``trust_dask``) what Dask records."""
     declared = _facts.of_layer(layer).declared
-    if declared is not None:
-        shape, chunks, dtype = declared
-    elif trust_dask:
+    if declared is None and trust_dask:
         ann = getattr(layer, "collection_annotations", None) or {}
-        shape, chunks, dtype = ann.get("shape"), ann.get("chunks"), ann.get("dtype")
-    else:
-        return LayerInfo(name, None, None, None, None)
-    if shape is None or chunks is None or dtype is None:
-        return LayerInfo(name, None, None, None, None)
+        declared = (ann.get("shape"), ann.get("chunks"), ann.get("dtype"))
+    if declared is None or any(v is None for v in declared):
+        return LayerInfo(name)
     try:
-        dtype = np.dtype(dtype)
-        shape = tuple(shape)
-        chunks = tuple(tuple(c) for c in chunks)
+        dtype = np.dtype(declared[2])
+        return LayerInfo(name, tuple(declared[0]), dtype, tuple(tuple(c) for c in declared[1]))
     except TypeError:
-        return LayerInfo(name, None, None, None, None)
-    known = all(s == s for s in shape) and dtype.kind not in "OV"
-    nbytes = int(math.prod(int(s) for s in shape)) * dtype.itemsize if known else None
-    return LayerInfo(name, shape, dtype, chunks, nbytes)
+        return LayerInfo(name)
 
 
 def array_info(a: da.Array) -> LayerInfo:
     """What ``a`` says of its own layer."""
-    known = all(s == s for s in a.shape) and a.dtype.kind not in "OV"
-    nbytes = int(math.prod(int(s) for s in a.shape)) * a.dtype.itemsize if known else None
-    return LayerInfo(a.name, tuple(a.shape), a.dtype, tuple(a.chunks), nbytes)
+    return LayerInfo(a.name, tuple(a.shape), a.dtype, tuple(a.chunks))
 
 
 def block_keys(info: LayerInfo) -> list[tuple]:
@@ -218,16 +198,12 @@ def block_keys(info: LayerInfo) -> list[tuple]:
 def substitutable(info: LayerInfo, layer: Any) -> bool:
     """Whether the layer's tasks are exactly one per block of its annotated chunks
     (so that its computed blocks can replace it)."""
-    if info.nbytes is None or info.chunks is None:
-        return False
-    if any(c != c for cs in info.chunks for c in cs):
+    if info.nbytes is None or info.chunks is None:  # (a known size: every chunk known)
         return False
     return set(layer.get_output_keys()) == set(block_keys(info))  # (every Layer has them)
 
 
 # --- the plan --------------------------------------------------------------------------
-
-
 def merged_graph(arrays: Sequence[da.Array]) -> HighLevelGraph | None:
     graphs = [a.__dask_graph__() for a in arrays]
     hlgs = [g for g in graphs if isinstance(g, HighLevelGraph)]
@@ -291,23 +267,16 @@ def resident_bytes(layer: Any, *, from_shapes: bool = True) -> int | None:
     false; None for any other (a read from a file or store, an unusual layer)."""
     if _facts.of_layer(layer).from_nothing:
         return 0 if from_shapes else None
-    if isinstance(layer, Blockwise):
-        if not from_shapes:
-            return None
-        if not all(isinstance(d, ArrayChunkShapeDep) for d in layer.io_deps.values()):
-            return None
-        if any(n not in layer.io_deps for n, ind in layer.indices if ind is not None):
-            return None
-        return 0
+    if isinstance(layer, Blockwise):  # made from its blocks' shapes alone: no input but those
+        shapes = all(isinstance(d, ArrayChunkShapeDep) for d in layer.io_deps.values())
+        alone = all(n in layer.io_deps for n, ind in layer.indices if ind is not None)
+        return 0 if from_shapes and shapes and alone else None
     if not isinstance(layer, MaterializedLayer):
         return None
-    resident = 0
-    for value in layer.values():
-        value = getattr(value, "value", value)  # (a DataNode holds it)
-        if not isinstance(value, (np.ndarray, np.generic, int, float, complex, bool)):
-            return None
-        resident += getattr(value, "nbytes", 8)
-    return resident
+    values = [getattr(v, "value", v) for v in layer.values()]  # (a DataNode holds it)
+    if not all(isinstance(v, VALUE_TYPES) for v in values):
+        return None
+    return sum(getattr(v, "nbytes", 8) for v in values)
 
 
 def note_made_from_nothing(a: da.Array) -> None:
@@ -357,49 +326,31 @@ class Blocks:
         return f"<blocks of {self.info.describe()}>"
 
 
-def rename_graph(
-    graph: HighLevelGraph, changed: set[str], seed: Any
-) -> tuple[HighLevelGraph, dict[str, str]]:
-    """``graph`` with the layers in ``changed``, and all that depend on them, under new
-    names (a function of ``seed``); returns the graph and the new names.
+def rename_graph(graph: HighLevelGraph, seed: Any) -> tuple[HighLevelGraph, dict[str, str]]:
+    """``graph`` with every layer under a new name (a function of ``seed``); returns the
+    graph and the new names.
 
-    Every graph the planner submits runs under keys of its own. Dask identifies a
-    task by its key, and a cluster may still know a key from the previous pass or
-    from the user's own computation of the same arrays, as another task: a cut
-    point's keys become values, what depends on them other tasks, and Dask's own
-    fusion gives the same key another task in a subgraph (fused roots). The
-    scheduler would keep the old task and its dependencies (dask/dask#9888).
-    Blockwise layers stay Blockwise (and fusable); materialised layers get their
-    tasks renamed. With a layer of another kind the graph is left as it is.
+    Every graph the planner submits runs under keys of its own: a cluster may still know
+    a key (from the previous pass, or the user's own computation) as another task (a cut
+    point's keys become values; Dask's fusion gives a key another task), and would keep
+    the old one (dask/dask#9888). Blockwise layers stay Blockwise (and fusable);
+    materialised layers get their tasks renamed; with a layer of another kind the graph
+    is left as it is.
     """
     deps = dependencies_of(graph)
-    renamed = set(changed) & graph.layers.keys()
-    if not renamed:
-        return graph, {}
-    for n in toposort(set(graph.layers), deps):
-        if deps[n] & renamed:
-            renamed.add(n)
-    keys: set = set()
-    for n in renamed:
-        keys |= set(graph.layers[n].get_output_keys())
+    keys = set().union(*(layer.get_output_keys() for layer in graph.layers.values()))
     subs = {k: clone_key(k, seed) for k in keys}
-    layers = {k: v for k, v in graph.layers.items() if k not in renamed}
-    new_deps = {k: deps[k] for k in layers}
-    new_name = {n: clone_key(n, seed) for n in renamed}
-    all_keys: set | None = None
-    for n in renamed:
-        layer = graph.layers[n]
+    new_name = {n: clone_key(n, seed) for n in graph.layers}
+    layers: dict[str, Any] = {}
+    new_deps: dict[str, set[str]] = {}
+    for n, layer in graph.layers.items():
         new: Any
         if isinstance(layer, Blockwise):
             new = layer.clone(keys, seed)[0]
         elif isinstance(layer, MaterializedLayer):
             tasks = dict(layer)
             if not all(isinstance(t, _GraphNode) for t in tasks.values()):
-                if all_keys is None:  # what a task of the older (tuple) form may refer to
-                    all_keys = set()
-                    for other in graph.layers.values():
-                        all_keys |= set(other.get_output_keys())
-                tasks = _convert_legacy_graph(tasks, all_keys)
+                tasks = _convert_legacy_graph(tasks, keys)  # (tasks of the older, tuple, form)
                 if tasks.keys() != layer.keys():
                     return graph, {}
             mapping = {subs[k]: t.substitute(subs, key=subs[k]) for k, t in tasks.items()}
@@ -408,18 +359,16 @@ def rename_graph(
             return graph, {}
         if layer.collection_annotations:  # (Dask's own: fusion reads its chunks)
             new.collection_annotations = dict(layer.collection_annotations)
-        _facts.carry_layer(new, layer)
+        _facts.carry(new, layer)
         layers[new_name[n]] = new
-        new_deps[new_name[n]] = {new_name.get(d, d) for d in deps[n]}
+        new_deps[new_name[n]] = {new_name[d] for d in deps[n]}
     return HighLevelGraph(layers, new_deps), new_name
 
 
 def clone(arrays: Sequence[da.Array], seed: Any) -> tuple[da.Array, ...]:
-    """The arrays computed anew: every layer they depend on under new keys (a function
-    of ``seed``), so that Dask computes them again rather than sharing their tasks with
-    the originals. Dask's ``graph_manipulation.clone`` keeps the old keys inside tasks of
-    the newer form (``from_array``'s, then a ``getitem`` of it, fails with a missing
-    dependency: dask/dask#12455); with a layer :func:`rename_graph` cannot rename, the arrays
+    """The arrays computed anew: every layer they depend on under new keys (a function of
+    ``seed``). Dask's ``graph_manipulation.clone`` keeps old keys inside tasks of the newer
+    form (dask/dask#12455); with a layer :func:`rename_graph` cannot rename, the arrays
     are returned as they are (the same values, computed once)."""
     graph = merged_graph(arrays)
     return tuple(arrays) if graph is None else renamed_arrays(graph, arrays, seed)
@@ -430,13 +379,11 @@ def renamed_arrays(
 ) -> tuple[da.Array, ...]:
     """The arrays, whose layers are in ``graph``, with every layer of it under new keys
     (:func:`rename_graph`): each array gets only its own layers."""
-    renamed, new_name = rename_graph(graph, set(graph.layers), seed)
-    out = []
-    for a in arrays:
-        layer = a.__dask_layers__()[0]
-        name = new_name.get(layer, layer)
-        out.append(da.Array(own_graph(renamed, name), name, a.chunks, meta=a._meta))
-    return tuple(out)
+    renamed, new_name = rename_graph(graph, seed)
+    names = [new_name.get(root_layer(a), root_layer(a)) for a in arrays]
+    return tuple(
+        array_on(own_graph(renamed, n), n, a.chunks, meta=a._meta) for a, n in zip(arrays, names)
+    )
 
 
 def own_graph(graph: HighLevelGraph, *name: str) -> HighLevelGraph:
@@ -466,9 +413,7 @@ def substitute(
         old = layers[name]
         mapping = {k: _DataNode(k, v) for k, v in zip(keys, blocks)}
         ann = dict(old.collection_annotations) if old.collection_annotations else None
-        layers[name] = _facts.carry_layer(
-            MaterializedLayer(mapping, collection_annotations=ann), old
-        )
+        layers[name] = _facts.carry(MaterializedLayer(mapping, collection_annotations=ann), old)
         deps[name] = set()
     keep = reachable(roots, deps)
     return HighLevelGraph({k: layers[k] for k in keep}, {k: deps[k] & keep for k in keep})
@@ -525,9 +470,8 @@ def array_of_tasks(
     meta: Any,
     reads: AbstractSet[str] = frozenset(),
 ) -> da.Array:
-    """The array of layer ``name``, whose ``tasks`` (``dask._task_spec`` tasks, one per
-    block) use the blocks of ``inputs``, and the layers ``reads`` of their graphs (tasks
-    fused into these: their layers stay in the graph with it)."""
+    """The array of layer ``name``, whose ``tasks`` (one per block) use the blocks of
+    ``inputs``, and the layers ``reads`` of their graphs (tasks fused into these)."""
     graph = HighLevelGraph.from_collections(name, tasks, dependencies=list(inputs))  # type: ignore[arg-type]
     if reads:
         deps = {k: set(v) for k, v in graph.dependencies.items()}
@@ -574,14 +518,10 @@ def is_value(node: Any) -> bool:
 
 
 def aliased(value: da.Array) -> da.Array:
-    """``value`` as one alias task per block, in a layer of its own that holds none of
-    its graph (``alias-<name>``): what Dask's setitem may copy into its own layer
-    without copying ``value``'s history (see :func:`joined`)."""
+    """``value`` as one alias task per block, in a layer ``alias-<name>`` that holds none of
+    its graph: what Dask's setitem may copy without ``value``'s history (:func:`joined`)."""
     alias = "alias-" + value.name
-    tasks = {}
-    for k in block_keys_of(value):
-        ak = (alias, *k[1:])
-        tasks[ak] = Alias(ak, k)
+    tasks = {(alias, *k[1:]): Alias((alias, *k[1:]), k) for k in block_keys_of(value)}
     graph = HighLevelGraph({alias: MaterializedLayer(tasks)}, {alias: set()})
     return array_on(graph, alias, value.chunks, meta=value._meta)
 

@@ -1,28 +1,18 @@
 """Element-wise layers made once for each user, so that Dask fuses them into every user.
 
-Dask's ``optimize_blockwise`` fuses a Blockwise layer into the layer that uses it only
-when it has one user (``dask/blockwise.py``, ``_optimize_blockwise``: ``len(dependents[d])
-<= 1``). An element-wise array used twice is therefore a task of its own, and its
-blocks wait in memory until both users have run: ``diff = X - m`` used by ``diff.T``
-and by ``(w * diff.T) @ diff`` holds blocks of ``diff`` apart from their users (a
-cluster's workers spill them to disk; measured in docs/dev/scikit-learn-log.md).
+Dask's ``optimize_blockwise`` fuses a Blockwise layer into its user only when it has
+one (``dask/blockwise.py``, ``_optimize_blockwise``: ``len(dependents[d]) <= 1``): an
+element-wise array used twice (``diff = X - m`` in ``diff.T`` and in ``(w * diff.T) @
+diff``) is a task of its own, whose blocks wait in memory until both users have run
+(a cluster's workers spill them; measured in docs/dev/scikit-learn-log.md). Before
+Dask optimises a graph the ``DASK`` device computes, each element-wise Blockwise layer
+whose users can all take it in is made once for each user (:func:`made_per_user`):
+its work is done once per user, and no block waits between its users. It is not
+copied when it reads data (a copy would read it again), when its keys are asked for,
+when it contracts or concatenates blocks, or when a user could not fuse it.
 
-Before Dask optimises a graph that the ``DASK`` device computes, each element-wise
-Blockwise layer whose users can all take it in is made once for each user, under a
-name of its own: Dask then fuses each copy into its user, and each user's task makes
-the blocks it needs from the layer's inputs. The work of an element-wise layer is
-done once per user; a block no longer waits in memory between its users. A layer is not
-copied when it reads data (its inputs are Dask's IO dependencies: a copy would read
-them again), when its keys are asked for, when it contracts or concatenates blocks,
-or when a user could not fuse it (a layer that is not Blockwise, or that uses it
-twice or whole).
-
-After Dask's optimisation, three rewrites of the graph of tasks: a chain of writes
-fused into one task copies the block once (:func:`written_in_place`), each small value
-is put in the tasks that use it (:func:`small_values_inlined`), and a block that only
-reductions use is made and reduced by all of them in one task
-(:func:`reduced_together`).
-"""
+After Dask's optimisation, three rewrites of the graph of tasks:
+:func:`written_in_place`, :func:`small_values_inlined` and :func:`reduced_together`."""
 
 from __future__ import annotations
 
@@ -41,11 +31,10 @@ from dask.blockwise import Blockwise
 from dask.core import flatten
 from dask.highlevelgraph import HighLevelGraph
 
-from . import toposort, users_of
+from . import VALUE_TYPES, toposort, users_of
 
 #: a layer with more users than this is left shared (each copy repeats its work)
 MOST_USERS = 8
-
 
 #: a value in the graph (a NumPy array or number) of at most this many bytes is put
 #: in each task that uses it, where all its copies together are at most ``INLINE_TOTAL``
@@ -88,14 +77,12 @@ def written_in_place(dsk: dict) -> dict:
     """``dsk``, a graph of tasks, with each write that Dask fused after another write
     made to write into that write's copy of the block rather than copy it again.
 
-    An array filled by many assignments (``out = empty((n, k))``, then
-    ``out[:, i:j] = ...`` for each range of columns) is fused by Dask into one task
-    per block, in which each :class:`BlockWrite` copied the block the one before had
-    just made (a copy of the block per assignment), where NumPy writes in place. A write takes its input in place
-    only inside one fused task, where the input is a step of that task's own (not a
-    key the scheduler holds, which another computation may share), made by a write
-    (so a copy that nothing else has), and used by no other step. The values
-    computed are the same."""
+    An array filled by many assignments (``out[:, i:j] = ...`` for each range of
+    columns) is fused by Dask into one task per block, in which each :class:`BlockWrite`
+    copied the block the one before had just made, where NumPy writes in place. A write
+    takes its input in place only where it is a step of the same fused task (not a key
+    the scheduler holds, which another computation may share), made by a write (a copy
+    nothing else has) and used by no other step. The values computed are the same."""
     out = dict(dsk)
     for k, node in dsk.items():
         steps = _steps_written_in_place(node)
@@ -139,12 +126,9 @@ def _steps_written_in_place(node: Any) -> Any:
 
 def block_bytes(graph: HighLevelGraph) -> dict[Any, int]:
     """The bytes of the largest block of each array layer of ``graph``, by layer name,
-    from the chunks Dask records on the layer.
-
-    A layer whose users all combine its blocks into fewer (the steps of a reduction
-    tree) counts as large as their blocks: Dask's reductions record their first step
-    with its input's chunks and shrink them after (``dask/array/reductions.py``,
-    ``tmp._chunks = ...``), so the recorded size of a first step is its input's."""
+    from the chunks Dask records on the layer; a layer whose users all combine its blocks
+    into fewer counts as large as theirs (Dask records a reduction's first step with its
+    input's chunks: ``tmp._chunks = ...`` in ``dask/array/reductions.py``)."""
     recorded: dict[Any, tuple[int, int]] = {}  # name: (bytes of a block, number of blocks)
     for name, layer in graph.layers.items():
         info = layer.collection_annotations or {}
@@ -167,15 +151,12 @@ def reduced_together(dsk: dict, keys: Any, sizes: dict[Any, int]) -> dict:
     """``dsk``, a graph of tasks, with each block that several users reduce and that
     nothing else uses made and reduced by all of them in one task.
 
-    The users are tasks that take the block alone and whose results (by their
-    layer's recorded chunks, ``sizes``) are together at most half of it: the first
-    steps of reductions. Dask's order runs the users of a block apart when they belong
-    to different reductions: the second reduction's steps come after the first's
-    whole tree, and every block waits in memory for them (an array summed twice: a
-    cluster's workers hold its blocks until they spill). One task that makes the block
-    and all its reductions' first steps gives the users' small results, each under
-    its own key; the block never waits in memory. XLA calls this sibling multi-output fusion.
-    The values computed are the same."""
+    The users take the block alone, and their results (by ``sizes``) are together at
+    most half of it: the first steps of reductions. Dask's order runs the users of a
+    block apart when they belong to different reductions, and the block waits in memory
+    for them (an array summed twice: a cluster's workers hold its blocks until they
+    spill). One task makes the block and all their first steps, each result under its
+    own key (XLA's sibling multi-output fusion). The values computed are the same."""
     wanted = set(flatten(keys))
     users = users_of(list(dsk), _dependencies(dsk))
 
@@ -207,20 +188,18 @@ def tuple_of(*values: Any) -> tuple[Any, ...]:
 
 
 def small_values_inlined(dsk: dict, keys: Any) -> dict:
-    """``dsk``, a graph of tasks, with each small value in it (a value of the planner's
-    or of a computation here, :func:`.._plan.fold`) put in the tasks that use it rather
-    than being a task of its own.
+    """``dsk``, a graph of tasks, with each small value in it (the planner's, or one
+    computed here: :func:`.._plan.fold`) put in the tasks that use it.
 
-    A value is a task with no dependencies: a ``dask.distributed`` scheduler queues it
-    with the reads of the data, in the priority Dask's order gave it, which may come
-    after all of them (a mean put in the graph by the planner, used with the data:
-    each block of the data is read and waits in memory until the value's turn comes). Put in its
-    users' tasks, it is there when they are. A value of one user moves into its task
-    whatever its size (no byte is copied). The values computed are the same."""
+    A value is a task with no dependencies, which a ``dask.distributed`` scheduler
+    queues with the reads of the data, perhaps after all of them (a mean put in the graph
+    by the planner: each block of the data waits in memory for its turn). A value of one
+    user moves into its task whatever its size (no byte is copied). The values computed
+    are the same."""
     wanted = set(flatten(keys))
     values = {
         k: node for k, node in dsk.items()
-        if isinstance(node, DataNode) and k not in wanted and _array_or_number(node.value)
+        if isinstance(node, DataNode) and k not in wanted and isinstance(node.value, VALUE_TYPES)
     }  # fmt: skip
     if not values:
         return dsk
@@ -228,9 +207,6 @@ def small_values_inlined(dsk: dict, keys: Any) -> dict:
         d: us for d, us in users_of(list(dsk), _dependencies(dsk)).items()
         if d in values and us
     }  # fmt: skip
-    # (a value of one user moves into its task whatever its size: no byte is copied;
-    # weights computed here in the data's blocks, queued behind the reads of the data
-    # on a cluster, made the data's blocks wait)
     inline = {
         d for d, us in users.items()
         if len(us) == 1 or (
@@ -261,22 +237,14 @@ def _refers_to(arg: Any, key: Any) -> bool:
     return key in getattr(arg, "dependencies", ())
 
 
-def _array_or_number(value: Any) -> bool:
-    return isinstance(value, (np.ndarray, np.generic, int, float, complex, bool))
-
-
 def _nbytes(value: Any) -> int:
     return int(getattr(value, "nbytes", 8))
 
 
 def made_per_user(graph: HighLevelGraph, keys: Any) -> HighLevelGraph:
     """``graph`` with every element-wise layer used by several Blockwise layers that
-    could all fuse it made once for each of them (see the module's docstring).
-
-    Layers are visited from the outputs back, so that a copy's own element-wise
-    inputs are copied in turn for each copy: the chain from the data to each user
-    becomes that user's alone. The values of every key asked for are unchanged.
-    """
+    could all fuse it made once for each of them (see the module's docstring), visited
+    from the outputs back: the chain from the data to each user becomes that user's alone."""
     wanted = {k[0] if isinstance(k, tuple) else k for k in flatten(keys)}
     # (a layer's name may be a key, a tuple: a graph made from a delayed value's keys)
     layers: dict[Any, Any] = dict(graph.layers)
@@ -326,10 +294,9 @@ def _copyable(layer: Any) -> TypeGuard[Blockwise]:
 
 
 def _fuses(user: Any, name: str, layer: Blockwise) -> bool:
-    """Dask's conditions for fusing ``layer`` into ``user`` (``_optimize_blockwise``),
-    but for the number of users: Blockwise, the same ``concatenate``, ``name`` used
-    once and by its blocks, element-wise (Dask does not fuse into a contraction), and
-    the same annotations."""
+    """Dask's conditions for fusing ``layer`` into ``user`` (``_optimize_blockwise``) but
+    the number of users: Blockwise, the same ``concatenate``, ``name`` used once and by
+    its blocks, element-wise (Dask does not fuse into a contraction), same annotations."""
     if not isinstance(user, Blockwise) or user.concatenate != layer.concatenate:
         return False
     uses = [ind for dep, ind in user.indices if dep == name]
