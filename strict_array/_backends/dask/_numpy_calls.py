@@ -294,11 +294,7 @@ def numpy_ufunc(
             return getattr(ufunc, method)(a, *rest, axis=axis, **kw)
 
         where = kwargs.pop("where", True)
-        if (
-            where is not True
-            and (where.ndim if hasattr(where, "ndim") else np.ndim(where))
-            and _is_lazy(inputs[0])
-        ):
+        if where is not True and np.ndim(where) and _is_lazy(inputs[0]):
             where = da.broadcast_to(da.asarray(where), inputs[0].shape)  # (as NumPy's is)
         rest = tuple(f"r{i}" for i in range(len(inputs) - 1))
         along.__signature__ = _positional(  # type: ignore[attr-defined]
