@@ -293,7 +293,7 @@ def getitem(data: da.Array, key: Any) -> da.Array:
         return data[None][key.reshape((1,))]
     position = _mask_position(parts)
     if position is not None and 0 in parts[position].shape and parts[position].ndim:
-        return _merged_mask(data, parts, position, lambda merged, key: merged[key])
+        return _merged_mask(data, parts, position)
     if position is not None and parts[position].ndim == data.ndim:
         mask = parts[position]  # Dask takes a full-rank mask alone, not with `...`
         if data.ndim > 1 and any(_unknown(s) for s in (*data.shape, *mask.shape)):
@@ -307,7 +307,7 @@ def getitem(data: da.Array, key: Any) -> da.Array:
             )  # fmt: skip
         return data[mask]
     if position is not None and 1 < parts[position].ndim < data.ndim:
-        return _merged_mask(data, parts, position, lambda merged, key: merged[key])
+        return _merged_mask(data, parts, position)
     out = data[key]
     arrays = [i for i, k in enumerate(parts) if isinstance(k, _INDEX_ARRAYS)]
     rest_is_full = all(
@@ -510,9 +510,9 @@ def select_counted(data: da.Array, axis: int, mask: da.Array, counts: tuple[int,
     return without_empty_blocks(_graph.with_chunks(out, chunks))
 
 
-def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any:
-    """A k-D boolean mask on some of the axes (Dask takes 1-D or full-rank masks): those
-    axes merged into one and the mask raveled; ``apply(merged, key)`` does the work."""
+def _merged_mask(data: da.Array, parts: tuple, position: int) -> da.Array:
+    """``data[parts]`` for a k-D boolean mask on some of the axes (Dask takes 1-D or
+    full-rank masks): those axes merged into one and the mask raveled."""
     mask = parts[position]
     axis = _axis_of(parts, position, data.ndim)
     k = mask.ndim
@@ -526,8 +526,7 @@ def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any
     n = merged.shape[axis]
     if n == 0:  # an empty mask selects nothing from nothing
         return merged
-    flat = mask.reshape((-1,))
-    return apply(merged, (slice(None),) * axis + (flat,))
+    return merged[(slice(None),) * axis + (mask.reshape((-1,)),)]
 
 
 # --- assignment ---------------------------------------------------------------------
@@ -805,7 +804,7 @@ def _assign_through_mask(
     """
     mask = parts[position]
     axis = _axis_of(parts, position, data.ndim)
-    k, trail = mask.ndim, data.ndim - _axis_of(parts, position, data.ndim) - mask.ndim
+    k, trail = mask.ndim, data.ndim - axis - mask.ndim
     if isinstance(mask, np.ndarray):
         mask = da.from_array(mask, chunks=data.chunks[axis : axis + k])
     condition = mask[(None,) * axis + (Ellipsis,) + (None,) * trail]

@@ -46,6 +46,7 @@ from ._compute import (
     computed_block_ranges,
     counted,
     in_partner_blocks,
+    sized,
     sizes_asked,
 )
 from ._graph import (
@@ -83,7 +84,12 @@ def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Ar
         # an argsort's result: x sorted by the same buckets (a take pairs every block)
         return _sorting.take_in_order(x, order)
     if x.ndim == 1 and not unknown(x.shape[0]) and not any(map(unknown, indices.shape)):
-        ranges = _ranges_to_route_by(x, indices) if sizes_asked() else None
+        asked = sizes_asked()
+        # the index's blocks' bounds: noted or made here, else (both in several blocks)
+        # computed in one pass over the index
+        ranges = block_ranges(indices) if asked else None
+        if ranges is None and asked and x.numblocks[0] > 1:
+            ranges = computed_block_ranges(indices)
         routed = None if ranges is None else _take_by_known(x, indices, ranges)
         if routed is not None:
             return routed
@@ -99,27 +105,13 @@ def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Ar
     return with_index_length(compat.take(x, indices, axis=axis), axis, indices)  # type: ignore[attr-defined]
 
 
-def _ranges_to_route_by(x: da.Array, index: da.Array) -> np.ndarray | None:
-    """The bounds of each block of ``index`` for a take from a 1-D ``x`` to route by
-    (:func:`_take_by_known`): noted or made in this process (:func:`block_ranges`), else,
-    where both are in several blocks, computed in one pass over the index. Dask's take
-    by a lazy index pairs every block of the index with every block of ``x`` and holds
-    all of ``x`` (a multinomial loss takes ``ravel(raw_prediction)`` by
-    ``y + n_classes * arange(n)``)."""
-    ranges = block_ranges(index)
-    if ranges is None and x.numblocks[0] > 1:
-        ranges = computed_block_ranges(index)
-    return ranges
-
-
 def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array | None:
     """``x[index]`` for a 1-D ``x`` and checked indices whose blocks' least and greatest
     values are known (:func:`block_ranges`): each block of the result gathers from the
-    blocks of ``x`` between them. A curve takes the cumulative sums and the sorted
-    scores by ``nonzero(diff(scores))``, as long as the data: Dask's take by a
-    lazy index pairs every block of the index with every block of ``x``, and holds all
-    of ``x`` until the last block of the index. None where the blocks of the index
-    would each reach most of ``x`` (indices in no order): Dask's take, then."""
+    blocks of ``x`` between them. Dask's take by a lazy index pairs every block of the
+    index with every block of ``x`` and holds all of ``x`` (a curve's take by
+    ``nonzero(diff(scores))``, a multinomial loss's by ``y + n_classes * arange(n)``).
+    None where the blocks of the index would each reach most of ``x``: Dask's take."""
     from dask.base import tokenize
 
     offsets = np.cumsum((0, *x.chunks[0]))
@@ -185,14 +177,7 @@ def checked_index(index: Any, size: float, axis: int) -> Any:
     ``[-size, size)`` raises NumPy's IndexError (when built for a NumPy index,
     when computed for a Dask one)."""
     if isinstance(index, np.ndarray):
-        if index.size and not unknown(size):
-            bad = index[(index < -size) | (index >= size)]
-            if bad.size:
-                raise IndexError(
-                    f"index {bad.flat[0]} is out of bounds for axis {axis} with size {int(size)}"
-                )
-            return np.where(index < 0, index + int(size), index).astype(np.int64)
-        return index
+        return _in_bounds(index, size, axis) if index.size and not unknown(size) else index
     order = _sorting.order_of(index)
     if unknown(size) or (order is not None and order.x.shape[0] <= size):
         return index  # (an argsort's positions are in bounds)
@@ -207,16 +192,17 @@ def checked_index(index: Any, size: float, axis: int) -> Any:
         # (a known number of indices) every index is out of bounds; an unknown number
         # (nonzero of an empty array: none) is data, checked when computed
         raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+    return da.map_blocks(_in_bounds, index, size, axis, dtype=np.int64)
 
-    def check(block: np.ndarray) -> np.ndarray:
-        bad = block[(block < -size) | (block >= size)]
-        if bad.size:
-            raise IndexError(
-                f"index {bad.flat[0]} is out of bounds for axis {axis} with size {int(size)}"
-            )
-        return np.where(block < 0, block + size, block).astype(np.int64)
 
-    return da.map_blocks(check, index, dtype=np.int64)
+def _in_bounds(index: np.ndarray, size: float, axis: int) -> np.ndarray:
+    """``index`` with negative entries wrapped, or NumPy's IndexError for one outside."""
+    bad = index[(index < -size) | (index >= size)]
+    if bad.size:
+        raise IndexError(
+            f"index {bad.flat[0]} is out of bounds for axis {axis} with size {int(size)}"
+        )
+    return np.where(index < 0, index + int(size), index).astype(np.int64)
 
 
 def _checked_take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> da.Array:
@@ -602,7 +588,15 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
         contracted = {index1[a] for a in left}
         kept = tuple(i for i in out_index if i not in contracted)
         meta = np.empty((0,) * len(kept), dtype)
-        carrier = _one_block_index(kept, (x1, index1), (x2, tuple(index2)))
+        carrier = next(
+            (
+                (label, chunks)
+                for x, index in ((x1, index1), (x2, index2))
+                for label, chunks in zip(index, x.chunks)
+                if label in kept and len(chunks) == 1
+            ),
+            None,
+        )  # (an output index whose axis is one block, and that axis' chunks)
         if carrier is not None:
             # Dask fuses into a Blockwise layer only what it takes along its output's
             # indices (``_optimize_blockwise``: "Don't allow reductions to proceed"), so
@@ -636,17 +630,6 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
         meta=np.empty((0,) * len(out_index), dtype),
     )  # fmt: skip
     return da.sum(partial, axis=tuple(left), dtype=dtype) if left else partial
-
-
-def _one_block_index(
-    kept: tuple[int, ...], *operands: tuple[da.Array, tuple[int, ...]]
-) -> tuple[int, tuple[float, ...]] | None:
-    """An output index whose axis is one block, and that axis' chunks; or None."""
-    for x, index in operands:
-        for label, chunks in zip(index, x.chunks):
-            if label in kept and len(chunks) == 1:
-                return label, chunks
-    return None
 
 
 def _contracted_blocks_alike(x1: da.Array, x2: da.Array) -> tuple[da.Array, da.Array]:
@@ -699,8 +682,6 @@ def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
 def _sizes_as_asked(func: Any) -> Any:
     """A function whose results may have data-dependent sizes: known at once where
     ``strict_array.known_sizes`` asks for it."""
-    from ._compute import sized
-
     return lambda *args, **kwargs: sized(func(*args, **kwargs))
 
 
@@ -724,7 +705,7 @@ def _stack(arrays: Any, /, *, axis: int = 0) -> da.Array:
     arrays = list(arrays)
     if not any(unknown(s) for a in arrays for s in a.shape):
         return da.stack(arrays, axis=axis)
-    arrays = _paired_blocks("stack", arrays)
+    arrays = _paired_blocks(arrays)
     first = arrays[0].chunks
     axis %= arrays[0].ndim + 1
     return da.map_blocks(
@@ -734,7 +715,7 @@ def _stack(arrays: Any, /, *, axis: int = 0) -> da.Array:
     )  # fmt: skip
 
 
-def _paired_blocks(name: str, arrays: list[da.Array], skip: int | None = None) -> list[da.Array]:
+def _paired_blocks(arrays: list[da.Array], skip: int | None = None) -> list[da.Array]:
     """Arrays of unknown sizes joined block by block (Dask compares the sizes, and NaN
     equals nothing): known axes rechunked as the first array's; along unknown ones
     the blocks paired (:func:`pair_blocks`: one block where selections by different
@@ -769,7 +750,7 @@ def _concat(arrays: Any, /, *, axis: int | None = 0) -> da.Array:
         return out
     # Dask refuses unknown sizes off the axis: each array's axis in one block, and the
     # blocks joined one by one
-    arrays = [whole_axis(a, axis) for a in _paired_blocks("concat", arrays, skip=axis)]
+    arrays = [whole_axis(a, axis) for a in _paired_blocks(arrays, skip=axis)]
     dtype = np.result_type(*arrays)
     chunks = list(arrays[0].chunks)
     chunks[axis] = (sum(a.shape[axis] for a in arrays),)
@@ -982,16 +963,13 @@ def build_namespace() -> types.SimpleNamespace:
     ns.eye = _eye
     ns.arange = _arange
     ns.linspace = _linspace
-    ns.repeat = _repeat
+    ns.repeat = _sizes_as_asked(_repeat)
     ns.roll = _roll
     ns.tensordot = _tensordot
     ns.tile = _tile
-    ns.nonzero = _nonzero
+    ns.nonzero = _sizes_as_asked(_nonzero)
     for name in ("unique_all", "unique_counts", "unique_inverse", "unique_values"):
-        setattr(ns, name, getattr(_set, name))
-    for name in ("nonzero", "unique_all", "unique_counts", "unique_inverse", "unique_values",
-                 "repeat"):  # fmt: skip
-        setattr(ns, name, _sizes_as_asked(getattr(ns, name)))
+        setattr(ns, name, _sizes_as_asked(getattr(_set, name)))
     ns.take = _checked_take
     ns.sort = _sorting.sort_or_argsort(_along_whole_axis(compat.sort), indices=False)  # type: ignore[attr-defined]
     ns.argsort = _sorting.sort_or_argsort(_along_whole_axis(compat.argsort), indices=True)  # type: ignore[attr-defined]
