@@ -226,10 +226,9 @@ def _forward_slices(data: da.Array, parts: tuple) -> tuple[tuple, list[int]]:
         return parts, []
     out, flip = [], []
     axis, region_axis = 0, 0
-    ellipsis = next((i for i, p in enumerate(parts) if p is Ellipsis), None)
     for p in parts:
         if p is Ellipsis:
-            skipped = data.ndim - sum(_taken(q) for j, q in enumerate(parts) if j != ellipsis)
+            skipped = data.ndim - sum(_taken(q) for q in parts if q is not Ellipsis)
             axis += skipped
             region_axis += skipped
         elif p is None:
@@ -242,9 +241,6 @@ def _forward_slices(data: da.Array, parts: tuple) -> tuple[tuple, list[int]]:
                 if len(r) > 1:
                     flip.append(region_axis)
             axis += 1
-            region_axis += 1
-        elif isinstance(p, _INDEX_ARRAYS):
-            axis += _taken(p)
             region_axis += 1
         else:  # an int
             axis += 1
@@ -369,14 +365,12 @@ def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
     """The array and basic key that select ``data[parts]`` from the fewest writes.
 
     A selection inside a region that an assignment wrote is that assignment's value,
-    and one that misses the region is the array written into: the same values, with
-    no dependence on the other writes. An array filled by assignments that each read
-    columns an earlier one wrote (``out[:, c:d] = out[:, s:e] * X[:, i:i+1]``): read
-    from the array as written, every version of it has two users, and the chain of
-    versions is made once for each (``_graph.fusion.made_per_user``) or waits in
-    memory between its users on a cluster's workers.
-    A small array is read as it is: its value may be kept (:mod:`._keep`), where its
-    writes' values may be computed again from the data.
+    and one that misses the region is the array written into. An array filled by
+    assignments that each read columns an earlier one wrote (``out[:, c:d] = out[:, s:e]
+    * X[:, i:i+1]``), read as written, has every version with two users: the chain is
+    made once for each (``_graph.fusion.made_per_user``) or waits in memory on a
+    cluster's workers. A small array is read as it is: its value may be kept
+    (:mod:`._keep`).
     """
     if _facts.of(data).written is None or any(p is None for p in parts):
         return data, parts
@@ -417,12 +411,10 @@ def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
 
 def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.Array:
     """``data[key] = value`` (see :func:`_within_blocks`) block by block, in a Blockwise
-    layer: each block a copy with the value's block put in, the value given ``data``'s
-    blocks along the axes the key takes whole. An array made from nothing (``empty``)
-    takes the value's blocks there instead, each cut so as to hold at most Dask's
-    ``array.chunk-size``: an ``empty((n, k))`` filled column range by column range
-    from ``X`` then pairs block for block with ``X``'s rows, and its assignments fuse
-    into one task per block."""
+    layer, the value given ``data``'s blocks along the axes the key takes whole. An
+    array made from nothing (``empty``) takes the value's blocks there instead, cut to
+    at most Dask's ``array.chunk-size``: an ``empty((n, k))`` filled column range by
+    column range from ``X`` pairs with ``X``'s rows, its writes fused per block."""
     from dask.base import tokenize
 
     region = tuple(
@@ -553,11 +545,9 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
 
     The caller has checked that ``value`` broadcasts to the selected region. A
     scalar put in an array made from nothing, by a key of no Dask array, is made from
-    nothing too: made again in other blocks with the same assignment
-    (``resp = zeros((n, c))``, then ``resp[i, k] = 1``); no longer made from nothing,
-    it would be computed in this process where it meets the data's blocks in a
-    consumer's call (``in_partner_blocks``, up to the planning threshold), and its
-    values, n x c, embedded in the graph.
+    nothing too (``resp = zeros((n, c))``, then ``resp[i, k] = 1``): else it would be
+    computed here where it meets the data's blocks (``in_partner_blocks``) and its
+    n x c values embedded in the graph.
     """
     out = _assign(data, key, value)
     parts = key if isinstance(key, tuple) else (key,)
@@ -576,9 +566,8 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
 def _selected_shape(data: da.Array, key: Any) -> tuple:
     """``data[key].shape``, from the key alone where it is made of ints in bounds,
     slices, ``None`` and ``...`` and ``data``'s sizes are known; else from Dask's
-    selection. A selection builds graph, which costs as much as the history it joins:
-    a small parameter written element by element (``a[i, i] = v[i]``, in a loop at
-    every step of an iteration) pays it at each write."""
+    selection, whose graph costs as much as the history it joins (``a[i, i] = v[i]``
+    in a loop pays it at each write)."""
     parts = key if isinstance(key, tuple) else (key,)
     consuming = [p for p in parts if p is not None and p is not Ellipsis]
     if all(type(p) in (int, slice) for p in consuming) and not any(_unknown(n) for n in data.shape):
@@ -666,22 +655,14 @@ def _split_as_value(data: da.Array, parts: tuple, value: da.Array, region: tuple
     """``data`` rechunked as the value along each axis that the key takes whole and
     that the value splits in more blocks than ``data`` does.
 
-    Dask's setitem fits the value to ``data``'s blocks: ``log_prob[:, k] = v`` (an
-    ``(n, c)`` array made by ``empty``, in one or two blocks of Dask's choosing, and a
-    column ``v`` in the row blocks of the data it is computed from) gathers many
-    blocks of ``v`` into one task,
-    which waits for all of them and for what they are computed from: with several such
-    columns computed from one large input, the input's blocks (or each column's
-    intermediate blocks) wait in memory for the last column. Rechunked as the value,
-    the assignment is block by block and streams with it.
+    Dask's setitem fits the value to ``data``'s blocks: ``log_prob[:, k] = v``
+    (``log_prob`` made by ``empty`` in a few blocks, ``v`` in the row blocks of the data)
+    gathered many blocks of ``v`` into one task, and with several such columns the
+    input's blocks waited in memory for the last one. Rechunked, the write streams.
     """
-    explicit = sum(p is not Ellipsis for p in parts)
-    whole: list[Any] = []
-    for p in parts:
-        whole.extend([slice(None)] * (data.ndim - explicit) if p is Ellipsis else [p])
-    whole += [slice(None)] * (data.ndim - len(whole))
-    kept = [a for a, p in enumerate(whole) if isinstance(p, slice)]  # the region's axes
-    if len(kept) != len(region):
+    whole = _one_per_axis(parts, data.ndim)
+    kept = [a for a, p in enumerate(whole or ()) if isinstance(p, slice)]  # the region's axes
+    if whole is None or len(kept) != len(region):
         return data
     lead = len(region) - value.ndim
     chunks = {}
@@ -708,10 +689,9 @@ def _in_one_block(data: da.Array, parts: tuple, value: Any) -> bool:
 
 
 def _assign_in_one_block(data: da.Array, key: Any, value: Any) -> da.Array:
-    """``data[key] = value`` for ``data`` in one block (a small parameter assigned
-    element by element): one task that assigns into a copy of the block, as NumPy
-    does. Dask's setitem builds a graph of its own for each call, which a loop of
-    element writes pays at every write."""
+    """``data[key] = value`` for ``data`` in one block: one task that assigns into a copy
+    of the block. Dask's setitem builds a graph of its own, which a loop of element
+    writes (a small parameter) pays at every write."""
     from dask.base import tokenize
 
     def put(block: np.ndarray, v: Any) -> np.ndarray:
@@ -719,15 +699,11 @@ def _assign_in_one_block(data: da.Array, key: Any, value: Any) -> da.Array:
         out[key] = v
         return out
 
-    name = "setitem-" + tokenize(
-        data.name, key, value.name if isinstance(value, da.Array) else value
-    )
+    scalar = not isinstance(value, da.Array)
+    name = "setitem-" + tokenize(data.name, key, value if scalar else value.name)
     index = tuple(range(data.ndim))
-    if not isinstance(value, da.Array):
-        return da.blockwise(put, index, data, index, value, None, name=name, dtype=data.dtype,
-                            meta=data._meta)  # fmt: skip
     # (the value's axes are others than data's: its one block, whole, goes to the task)
-    value_index = tuple(range(data.ndim, data.ndim + value.ndim))
+    value_index = None if scalar else tuple(range(data.ndim, data.ndim + value.ndim))
     return da.blockwise(put, index, data, index, value, value_index, concatenate=True,
                         name=name, dtype=data.dtype, meta=data._meta)  # fmt: skip
 
@@ -735,10 +711,8 @@ def _assign_in_one_block(data: da.Array, key: Any, value: Any) -> da.Array:
 def _setitem_shallow(data: da.Array, key: Any, value: da.Array) -> da.Array:
     """``data[key] = value`` through Dask's setitem, without its copy of the value's
     whole graph: Dask's ``setitem_array`` materialises ``dict(value.dask)`` into the
-    new layer (dask/array/slicing.py), so that assigning a value derived from a long
-    computation costs the size of that computation, and each later assignment of the
-    same history again (``a[i, i] = v[i]`` in a loop: quadratic). The value is given
-    to Dask as one alias task per block; its own layers join the result's graph."""
+    new layer (dask/array/slicing.py): ``a[i, i] = v[i]`` in a loop was quadratic. The
+    value is given as one alias task per block; its own layers join the result's graph."""
     out = data.copy()
     out[key] = _graph.aliased(value)
     # (Dask's setitem merges the alias tasks into its own layer, which so reads the value)
