@@ -141,10 +141,8 @@ def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array
 def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
     """For each block of ``index`` made by at most ``most`` tasks from data alone (a
     kept ``nonzero``'s mask, and a ``concat`` of it), those tasks, to fuse into the
-    gather of that block. Apart, Dask's order runs them late: the cumulative sums and
-    the sorted scores a take gathers from wait for them, nearly all of both in memory. The
-    data may be on a cluster's workers.
-    No entry for a block made from anything else: its gather waits for it."""
+    gather of that block: apart, Dask's order runs them late, and what a take gathers
+    from waits for them in memory. No entry for a block made from anything else."""
     raw, graph = tasks_of(index)
     out: dict[Any, list[Any]] = {}
     for key in block_keys_of(index):
@@ -244,10 +242,9 @@ def _searchsorted(
     if x2.ndim == 0:
         return _searchsorted(x1, x2.reshape((1,)), side=side).reshape(())
     # x1's blocks are consecutive runs of one sorted array, so an insertion index in x1
-    # is the sum of the insertion indices in its blocks: every pair of blocks searched by
-    # NumPy, summed over x1's blocks. Unlike Dask's searchsorted (offsets from x1's
-    # sizes, which may be unknown, and a wrong shape for an empty block of x2), this
-    # needs no size and no block of x1 beside another.
+    # is the sum of the insertion indices in its blocks. Unlike Dask's searchsorted
+    # (offsets from x1's sizes, which may be unknown, and a wrong shape for an empty
+    # block of x2), this needs no size and no block of x1 beside another.
     index = tuple(range(1, x2.ndim + 1))
     found = da.blockwise(
         _searched_in_block, (0, *index), x1, (0,), x2, index, side=side, dtype=np.intp,
@@ -398,14 +395,10 @@ def _repeat_counts(x: da.Array, repeats: da.Array, axis: int) -> da.Array:
     chunks = tuple((np.nan,) * len(c) if i == axis else c for i, c in enumerate(x.chunks))
     if repeats.ndim == 0 or repeats.shape[0] == 1:  # one count for all, in one block that
         # every block of x pairs with (also along an axis of unknown size)
-        one = repeats.reshape((1,) * x.ndim)
-        return da.map_blocks(
-            lambda block, c: np.repeat(block, int(c.ravel()[0]), axis=axis), x, one,
-            chunks=chunks, dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype),
-        )  # fmt: skip
-    repeats = repeats.rechunk((x.chunks[axis],))
-    # the counts as an array of x's rank (size 1 off the axis), so that blocks pair up
-    counts = repeats.reshape((1,) * axis + (-1,) + (1,) * (x.ndim - axis - 1))
+        counts = repeats.reshape((1,) * x.ndim)
+    else:  # an array of x's rank (size 1 off the axis), so that blocks pair up
+        counts = repeats.rechunk((x.chunks[axis],))
+        counts = counts.reshape((1,) * axis + (-1,) + (1,) * (x.ndim - axis - 1))
     return da.map_blocks(
         lambda block, c: np.repeat(block, c.ravel(), axis=axis), x, counts,
         chunks=chunks, dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype),
@@ -448,11 +441,9 @@ def _nonzero(x: da.Array, /) -> tuple[da.Array, ...]:
 
 def _nonzero_of_kept_mask(x: da.Array) -> da.Array:
     """``nonzero(x)[0]`` of a 1-D ``x``, its sizes known: the mask ``x != 0`` is kept
-    (:func:`._compute.counted`: one pass), and each block of indices is made from its
-    block of the mask when needed. The mask takes a byte an element where the indices
-    take eight: a curve keeps ``nonzero(diff(sorted scores))``, as long as the data
-    when the scores are distinct.
-    The blocks' bounds are known (each block's positions), for a take to route by."""
+    (:func:`._compute.counted`: one pass), a byte an element where the indices take
+    eight, and each block of indices made from it when needed. The blocks' bounds are
+    noted (each block's positions), for a take to route by."""
     kept, counts = counted(x != 0)
     starts = np.cumsum((0, *x.chunks[0][:-1]))
 
@@ -521,9 +512,8 @@ def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
 def _tile_axis(x: da.Array, axis: int, r: int) -> da.Array:
     """``x`` repeated ``r`` times along ``axis``, with known sizes. Dask's ``tile``
     concatenates ``r`` copies, each its blocks: ``xp.tile(y_mean, (n,))`` of a scalar
-    makes one task per sample. An axis
-    in one block is instead broadcast along a new axis before it, in blocks of as many
-    whole copies as fit a chunk, and the two axes merged."""
+    made one task per sample. An axis in one block is instead broadcast along a new
+    axis before it, in blocks of as many whole copies as fit a chunk, and merged."""
     if x.numblocks[axis] > 1:  # a long axis: its copies are blocks enough
         return da.concatenate([x] * r, axis=axis)
     m = x.shape[axis]

@@ -1,14 +1,10 @@
 """The standard's ``unique_*`` functions on ``DASK``, block by block.
 
 Each block's unique values (with their first positions and counts) are found in a
-task of their own; one small task merges those per-block results. A long label vector
-is never gathered into one block and sorted whole (a consumer that checks the kind of
-every target it is given calls ``unique_values`` on a vector as long as its data).
-Inverse indices are a lazy array chunked like ``x``,
-each block mapped through the merged result. Where sizes are asked for (see
-:func:`._compute.sizes_asked`) the merged result is computed at once and kept, so the
-inverse streams over ``x``; left lazy, computing the inverse holds ``x``'s blocks until
-the merge is done.
+task of their own; one small task merges them. A long label vector is never gathered
+into one block and sorted whole (a consumer that checks the kind of every target it
+is given calls ``unique_values`` on a vector as long as its data). Inverse indices are
+a lazy array chunked like ``x``, each block mapped through the merged result.
 
 Dask's own ``unique`` does not serve: it counts each NaN 0 times (the standard counts
 each NaN as a distinct value, once), fails on NaN for ``return_index``, builds an
@@ -119,16 +115,12 @@ def unique(x: da.Array, *, index: bool, inverse: bool, counts: bool) -> tuple[da
     if index:
         out.append(field("indices", meta.indices))
     if inverse:
-        out.append(_inverse(x, merged).reshape(()) if not shape else _inverse(x, merged))
+        meta_inverse = np.empty((0,) * x.ndim, np.intp)
+        indices = da.map_blocks(_inverse_block, x, merged, dtype=np.intp, meta=meta_inverse)
+        out.append(indices if shape else indices.reshape(()))
     if counts:
         out.append(field("counts", meta.counts))
     return tuple(out)
-
-
-def _inverse(x: da.Array, merged: da.Array) -> da.Array:
-    return da.map_blocks(
-        _inverse_block, x, merged, dtype=np.intp, meta=np.empty((0,) * x.ndim, np.intp)
-    )
 
 
 def unique_all(x: da.Array, /) -> tuple[da.Array, ...]:
