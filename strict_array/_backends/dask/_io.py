@@ -61,12 +61,11 @@ def aligned_chunks(
 ) -> tuple[int, ...] | None:
     """Regular chunks whose boundaries all fall on the write grid ``write``, or None
     when ``chunks`` already does (each Dask chunk covers whole write chunks)."""
-    aligned = all(
+    if all(
         offset % w == 0
         for axis_chunks, w in zip(chunks, write)
         for offset in itertools.accumulate(axis_chunks[:-1])
-    )
-    if aligned:
+    ):
         return None
     # the largest chunk rounded to whole write chunks, so the bytes per task stay similar
     return tuple(

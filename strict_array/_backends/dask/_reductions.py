@@ -122,11 +122,9 @@ def _per_block(
 def _cumulative(
     name: str, own: Any, x: da.Array, axis: int, *, include_initial: bool = False, **kwargs: Any
 ) -> da.Array:
-    """A cumulative sum or product along ``axis`` whose blocks may be empty or of
-    unknown size (also on the other axes, where Dask's scan fails): each block is
-    scanned alone, then offset by the reduction of the blocks before it, which
-    every block receives (one small block per block of ``x``) and cuts to its own
-    position."""
+    """A cumulative sum or product along ``axis`` (see the module): every block
+    receives the blocks' totals (one small block per block of ``x``) and takes those
+    before it."""
     cumulate, total = (np.cumsum, np.sum) if name == "cumulative_sum" else (np.cumprod, np.prod)
     dtype = own(da.zeros((1,) * x.ndim, dtype=x.dtype, chunks=-1), axis=axis, **kwargs).dtype
     identity = 0 if name == "cumulative_sum" else 1
@@ -165,9 +163,8 @@ def _two_pass(
     base: str, x: da.Array, axes: tuple[int, ...], *, keepdims: bool = False,
     correction: float = 0.0, nan: da.Array | None = None,
 ) -> da.Array:  # fmt: skip
-    """mean, var or std in two passes, as NumPy: the mean, then the squared deviations
-    from it, each a sum Dask gets right over empty blocks and unknown sizes; of the
-    values that are not NaN where ``nan`` marks them."""
+    """mean, var or std in two passes (see the module), of the values that are not NaN
+    where ``nan`` marks them."""
     real = np.empty(0, x.dtype).real.dtype  # (the count in it, to keep float32 float32)
     total = reduction("sum")
     if nan is None:
@@ -200,8 +197,7 @@ def _identity(name: str, dtype: np.dtype) -> Any:
 
 
 def _extremum(name: str, x: da.Array, axes: tuple[int, ...], keepdims: bool = False) -> da.Array:
-    """max or min over axes that may hold empty blocks: from an identity, and with a
-    count of the elements (none at all: NumPy's error, when computed)."""
+    """max or min over axes that may hold empty blocks (see the module)."""
     if x.dtype.kind == "c":
         raise TypeError(f"{name}: complex numbers have no order.")
     func = np.max if name == "max" else np.min
@@ -257,8 +253,7 @@ def _arg(name: str, x: da.Array, axis: int) -> da.Array:
     pick = np.max if name == "argmax" else np.min
     fill = _identity("max" if name == "argmax" else "min", x.dtype)
 
-    def block_best(b: np.ndarray) -> np.ndarray:
-        """Per block: its best value, its index there, and its length (three rows)."""
+    def block_best(b: np.ndarray) -> np.ndarray:  # its best value, its index, its length
         out = np.empty((*b.shape[:-1], 3), dtype=object)
         if b.shape[-1]:
             out[..., 1] = func(b, axis=-1)
@@ -302,8 +297,7 @@ NAN_REDUCTIONS = (
 
 
 def nan_reduction(name: str) -> Any:
-    """NumPy's ``name`` on Dask: the reduction of ``x`` with NaN left out, right over
-    empty blocks and unknown sizes."""
+    """NumPy's ``name`` on Dask: the reduction of ``x`` with NaN left out."""
     base = name[3:]
 
     def reduce(x: da.Array, /, *, axis: Any = None, **kwargs: Any) -> da.Array:
