@@ -160,19 +160,14 @@ def _gather(data: da.Array, basic: tuple, integers: tuple) -> da.Array:
                 data = take(data, flat, axis=axis)[(slice(None),) * axis + (0,)]
         return data
     if len(indexed) == 1 and any(_unknown(s) for s in data.shape):
-        # one index array among axes of unknown size: a take along its axis (the flat
-        # take below reshapes, which unknown sizes refuse)
-        (axis,) = indexed
-        index = da.asarray(integers[axis])
-        if index.ndim > 1:
-            raise ValueError(
-                f"an index array of {index.ndim} dimensions among axes of unknown size "
-                f"({_show(data.shape)}) cannot be used until the sizes are known (unknown "
-                "until computed)."
-            )
-        flat = checked_index(index.reshape((-1,)), data.shape[axis], axis)
-        out = take(data, flat, axis=axis)
-        return out[(slice(None),) * axis + (0,)] if index.ndim == 0 else out
+        # one index array, of 2 or more dimensions (of 1, Dask's take serves; of 0, the
+        # branch above), among axes of unknown size: the flat take below reshapes, which
+        # unknown sizes refuse
+        raise ValueError(
+            f"an index array of {np.ndim(integers[indexed[0]])} dimensions among axes of "
+            f"unknown size ({_show(data.shape)}) cannot be used until the sizes are known "
+            "(unknown until computed)."
+        )
     others = [i for i in range(data.ndim) if i not in indexed]
     out = _gather_points(
         data.transpose(indexed + others), tuple(integers[i] for i in indexed), indexed
@@ -827,8 +822,6 @@ def _split_axis(merged: da.Array, axis: int, sizes: tuple, chunks: tuple | None 
     """The inverse of :func:`_merge_axes`: axis ``axis`` split back into ``sizes`` (in
     one block, or rechunked to ``chunks``)."""
     sizes = tuple(int(s) for s in sizes)
-    if not sizes:  # (one element along the axis) the axis dropped
-        return merged[(slice(None),) * axis + (0,)]
     out = da.map_blocks(
         lambda block: block.reshape((*block.shape[:axis], *sizes, *block.shape[axis + 1 :])),
         merged.rechunk({axis: -1}),

@@ -680,15 +680,6 @@ def _where(condition: da.Array, x1: Any, x2: Any, /) -> da.Array:
     return compat.where(*paired_unknown_blocks(condition, x1, x2))  # type: ignore[attr-defined]
 
 
-def _clip(x: da.Array, /, min: Any = None, max: Any = None) -> da.Array:
-    # array_api_compat broadcasts the bounds with np.broadcast_shapes, which refuses
-    # unknown (NaN) sizes; element-wise maximum/minimum broadcast them themselves
-    x, min, max = paired_unknown_blocks(x, min, max)
-    out = x if min is None else da.maximum(x, min)
-    out = out if max is None else da.minimum(*paired_unknown_blocks(out, max))
-    return out.astype(x.dtype)
-
-
 def _stack(arrays: Any, /, *, axis: int = 0) -> da.Array:
     # Dask compares the shapes, and NaN equals nothing: arrays of the same unknown
     # sizes (chunk for chunk) are stacked block by block instead
@@ -922,15 +913,10 @@ def _pow(x1: Any, x2: Any, /) -> da.Array:
     return da.core.elemwise(power, x1, x2)  # (its dtype NumPy's, inferred by Dask)
 
 
-def _from_dlpack(x: Any, /, **kwargs: Any) -> da.Array:
-    return da.from_array(np.from_dlpack(x, **kwargs))
-
-
 def build_namespace() -> types.SimpleNamespace:
     ns = types.SimpleNamespace(**{k: v for k, v in vars(compat).items() if not k.startswith("__")})
     ns.take_along_axis = _take_along_axis
     ns.pow = _pow
-    ns.from_dlpack = _from_dlpack
     ns.fft = types.SimpleNamespace(
         **{k: v for k, v in vars(compat.fft).items() if not k.startswith("__")}  # type: ignore[attr-defined]
     )
@@ -969,7 +955,6 @@ def build_namespace() -> types.SimpleNamespace:
         setattr(ns, name, _reductions.nan_reduction(name))
     for name in REARRANGING:
         setattr(ns, name, keeping_constant(getattr(ns, name)))
-    ns.clip = _clip
     ns.where = _where
     ns.flip = flip
     ns.stack = _stack

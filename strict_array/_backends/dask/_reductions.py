@@ -51,8 +51,6 @@ def reduction(name: str) -> Any:
         if axis == () and not name.startswith("cumulative"):
             meta = numpy(np.empty((1,) * x.ndim, x.dtype), axis=(), **kwargs)
             return da.map_blocks(lambda b: numpy(b, axis=(), **kwargs), x, dtype=meta.dtype)
-        if name in ("mean", "var", "std") and x.dtype.kind in "biu":
-            x = x.astype(np.float64)  # as NumPy computes them (Dask's moments of bools are off)
         # (a cumulative function keeps every axis: none is reduced away)
         reduced = axes_of(axis, x.ndim) if x.ndim and not name.startswith("cumulative") else ()
         if 0 in x.shape and all(not unknown(s) or a in reduced for a, s in enumerate(x.shape)):
