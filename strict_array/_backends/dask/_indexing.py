@@ -1,17 +1,14 @@
 """Indexing and assignment on Dask: the keys Dask's own indexing gets wrong or refuses.
 
-- Integer index arrays are checked before Dask sees them: Dask's ``take`` quietly
-  returns wrong rows for an out-of-bounds index, and wraps negative ones only
-  sometimes. A NumPy index array is checked when the expression is built (its
-  values are known); a Dask one when it is computed, with NumPy's message.
+- Integer index arrays are checked before Dask sees them (:func:`checked_index`):
+  Dask's ``take`` quietly returns wrong rows for an out-of-bounds index, and wraps
+  negative ones only sometimes.
 - Several index arrays (or one of more than one dimension), which Dask refuses,
   become one flat ``take``.
-- Assignment builds a new graph (Dask arrays are values: the old one may be
-  shared). A boolean mask with one value, or a value broadcast along the
-  selected elements, is a ``where``: Dask's own masked assignment broadcasts a
-  size-1 value only within the mask's first chunk. Per-element values of unknown
-  size are written block by block. An empty region is left alone
-  (dask/dask#11800).
+- Assignment builds a new graph (the old one may be shared). A boolean mask with one
+  value, or a value broadcast along the selected elements, is a ``where``: Dask's own
+  masked assignment broadcasts a size-1 value only within the mask's first chunk.
+  An empty region is left alone (dask/dask#11800).
 """
 
 from __future__ import annotations
@@ -52,10 +49,9 @@ def _is_integer(k: Any) -> bool:
 
 def _advanced_key(data: da.Array, parts: tuple) -> tuple[tuple, tuple] | None:
     """A key with integer index arrays that Dask's own indexing refuses or gets wrong
-    (several of them, one of another rank than 1, or one with integers), as
-    ``(basic, integers)``: first the basic key (its slices, integer entries as full
-    slices), then one integer entry per axis of the result (others full slices).
-    None for any other key (Dask's own indexing serves it)."""
+    (several, one of another rank than 1, or one with integers), as ``(basic,
+    integers)``: the key with integer entries as full slices, and the integer entries
+    with others as full slices. None for any other key."""
     arrays = [k for k in parts if isinstance(k, _INDEX_ARRAYS) and k.dtype.kind in "iu"]
     if not arrays or any(k is None for k in parts):
         return None
@@ -74,27 +70,23 @@ def _advanced_key(data: da.Array, parts: tuple) -> tuple[tuple, tuple] | None:
     return basic, integers
 
 
-def _gather_points(data: da.Array, parts: tuple, axes: list[int] | None = None) -> da.Array:
-    """``data[i, j, ...]`` for integer index arrays (and ints) on the leading axes.
-
-    The indexed axes are flattened into one and the broadcast indices become one
-    flat index into it: a single ``take``, lazily, with the result shape known.
-    """
+def _gather_points(data: da.Array, parts: tuple, axes: list[int]) -> da.Array:
+    """``data[i, j, ...]`` for integer index arrays (and ints) on the leading axes (the
+    array's ``axes``): the broadcast indices one flat index into those axes merged."""
     k = len(parts)
     lead, rest = data.shape[:k], data.shape[k:]
     _check_numpy_indices(parts, lead, axes)
     arrays = [da.asarray(p) for p in parts]
     if any(_unknown(s) for a in arrays for s in a.shape):
-        # sizes unknown until computed (from nonzero, a mask): Dask's broadcast_arrays
-        # refuses NaN even against itself; the element-wise sum below broadcasts them,
-        # its blocks paired, and checks their sizes when computed
+        # Dask's broadcast_arrays refuses unknown sizes; the element-wise sum below
+        # broadcasts them, its blocks paired, and checks their sizes when computed
         indices = paired_unknown_blocks(*arrays)
     else:  # broadcast first: only the indices that are used are checked (NumPy's order)
         indices = da.broadcast_arrays(*arrays)
     flat = None
     for axis, (index, size) in enumerate(zip(indices, lead)):
         stride = int(np.prod(lead[axis + 1 :], dtype=np.int64))
-        term = checked_index(index, size, axis if axes is None else axes[axis])
+        term = checked_index(index, size, axes[axis])
         term = term * stride if stride != 1 else term  # (an argsort's result stays itself)
         flat = term if flat is None else flat + term
     assert flat is not None
@@ -111,10 +103,9 @@ def _gather_points(data: da.Array, parts: tuple, axes: list[int] | None = None) 
     return out
 
 
-def _check_numpy_indices(parts: tuple, lead: tuple, axes: list[int] | None) -> None:
-    """Check NumPy index arrays when the key is built, as CPU does, even where the
-    result is empty (another axis of size 0): only when the broadcast indices select
-    an element (NumPy's order)."""
+def _check_numpy_indices(parts: tuple, lead: tuple, axes: list[int]) -> None:
+    """Check NumPy index arrays when the key is built, as CPU does, even where another
+    axis is empty: only when the broadcast indices select an element (NumPy's order)."""
     shapes = [np.shape(p) for p in parts]
     if any(_unknown(s) for shape in shapes for s in shape):
         return
@@ -125,13 +116,12 @@ def _check_numpy_indices(parts: tuple, lead: tuple, axes: list[int] | None) -> N
         return
     for axis, (p, size) in enumerate(zip(parts, lead)):
         if isinstance(p, np.ndarray):
-            checked_index(p, size, axis if axes is None else axes[axis])
+            checked_index(p, size, axes[axis])
 
 
 def _after_checking(out: da.Array, *indices: da.Array) -> da.Array:
-    """``out``, whose computing also computes the (bounds-checked) ``indices``: where
-    nothing is gathered or written, no task would read them, and an out-of-bounds
-    index would pass silently."""
+    """``out``, whose computing also computes the (bounds-checked) ``indices``, which
+    no task would read where nothing is gathered or written."""
     for index in indices:
         out = da.map_blocks(lambda block, _: block, out, index.sum(), dtype=out.dtype)
     return out
@@ -213,10 +203,9 @@ def _checked_key(data: da.Array, key: Any) -> Any:
 
 def _forward_slices(data: da.Array, parts: tuple) -> tuple[tuple, list[int]]:
     """The key with every negative-step slice on a known axis made a positive-step
-    one over the same elements, and the axes of the selection to flip back.
-
-    Dask's slicing with a negative step mis-counts some (``x[-2::-1]`` of one
-    element gives one, not none), and its assignment fails on them."""
+    one over the same elements, and the axes of the selection to flip back: Dask's
+    slicing mis-counts some (``x[-2::-1]`` of one element gives one, not none), and
+    its assignment fails on them."""
     if not any(type(p) is slice and p.step is not None and p.step < 0 for p in parts):
         return parts, []
     out, flip = [], []
@@ -282,7 +271,7 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     if isinstance(key, _INDEX_ARRAYS) and key.dtype == bool and key.ndim == 0:
         # a 0-d mask adds an axis of length 0 or 1 (Dask takes only 1-D or full masks)
         return data[None][key.reshape((1,))]
-    position = _mask_position(parts)
+    position = _array_position(parts)
     if position is not None and 0 in parts[position].shape and parts[position].ndim:
         return _merged_mask(data, parts, position)
     if position is not None and parts[position].ndim == data.ndim:
@@ -300,23 +289,15 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     if position is not None and 1 < parts[position].ndim < data.ndim:
         return _merged_mask(data, parts, position)
     out = data[key]
-    arrays = [i for i, k in enumerate(parts) if isinstance(k, _INDEX_ARRAYS)]
-    rest_is_full = all(
-        k is Ellipsis or (type(k) is slice and k == slice(None))
-        for k in parts
-        if not isinstance(k, _INDEX_ARRAYS)
-    )
-    if len(arrays) == 1 and rest_is_full and parts[arrays[0]].dtype.kind in "iu":
-        (p,) = arrays
-        if parts[p].ndim == 1:
-            out = with_index_length(out, _axis_of(parts, p, data.ndim), parts[p])
+    p = _array_position(parts, "iu")
+    if p is not None and parts[p].ndim == 1:
+        out = with_index_length(out, _axis_of(parts, p, data.ndim), parts[p])
     return out
 
 
 def _one_per_axis(parts: tuple, ndim: int) -> tuple | None:
-    """A key of entries that each take one axis (slices and integers), with its ``...``
-    written out as full slices and full slices after its last entry: one entry per
-    axis. None where it has two ``...`` or more entries than axes."""
+    """A key of entries that each take one axis (slices and integers) with its ``...``
+    and its end filled with full slices, or None (two ``...``, or more entries than axes)."""
     if sum(p is Ellipsis for p in parts) > 1 or len(parts) - (Ellipsis in parts) > ndim:
         return None
     fill = (slice(None),) * (ndim - (len(parts) - (Ellipsis in parts)))
@@ -327,10 +308,9 @@ def _one_per_axis(parts: tuple, ndim: int) -> tuple | None:
 def _within_blocks(
     data: da.Array, parts: tuple, ints: bool = False
 ) -> tuple[slice | int, ...] | None:
-    """The key as one forward slice per axis, where it is made of slices (and ``...``)
-    alone and every axis it does not take whole is in one block of known size: the
-    same slices then select in every block. With ``ints``, an integer on such an axis
-    too (as a non-negative one: the axis is dropped). None for any other key."""
+    """The key as one forward slice per axis (the same in every block), where it is made
+    of slices (and ``...``; with ``ints``, integers, made non-negative) and every axis
+    it does not take whole is in one block of known size. None for any other key."""
     if any(
         type(p) is not slice and p is not Ellipsis and not (ints and type(p) is int) for p in parts
     ):
@@ -357,16 +337,12 @@ def _within_blocks(
 
 
 def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
-    """The array and basic key that select ``data[parts]`` from the fewest writes.
-
-    A selection inside a region that an assignment wrote is that assignment's value,
-    and one that misses the region is the array written into. An array filled by
-    assignments that each read columns an earlier one wrote (``out[:, c:d] = out[:, s:e]
-    * X[:, i:i+1]``), read as written, has every version with two users: the chain is
-    made once for each (``_graph.fusion.made_per_user``) or waits in memory on a
-    cluster's workers. A small array is read as it is: its value may be kept
-    (:mod:`._keep`).
-    """
+    """The array and basic key that select ``data[parts]`` from the fewest writes: a
+    selection inside a region an assignment wrote is its value, one that misses it the
+    array written into. Read as written, an array filled by writes that read columns an
+    earlier one wrote (``out[:, c:d] = out[:, s:e] * X[:, i:i+1]``) has every version
+    with two users (``_graph.fusion.made_per_user``). A small array is read as it is:
+    its value may be kept (:mod:`._keep`)."""
     if _facts.of(data).written is None or any(p is None for p in parts):
         return data, parts
     full = _one_per_axis(parts, data.ndim)
@@ -405,11 +381,10 @@ def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
 
 
 def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.Array:
-    """``data[key] = value`` (see :func:`_within_blocks`) block by block, in a Blockwise
-    layer, the value given ``data``'s blocks along the axes the key takes whole. An
-    array made from nothing (``empty``) takes the value's blocks there instead, cut to
-    at most Dask's ``array.chunk-size``: an ``empty((n, k))`` filled column range by
-    column range from ``X`` pairs with ``X``'s rows, its writes fused per block."""
+    """``data[key] = value`` (see :func:`_within_blocks`) in a Blockwise layer, the value
+    in ``data``'s blocks along the axes the key takes whole; an array made from nothing
+    takes the value's there instead, cut to Dask's ``array.chunk-size`` (an ``empty``
+    filled column range by column range from ``X`` pairs with ``X``'s rows)."""
     from dask.base import tokenize
 
     region = tuple(
@@ -447,22 +422,18 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
         })  # fmt: skip
 
     index = tuple(range(data.ndim))
-    name = "setitem-" + tokenize(
-        data.name, key, value.name if isinstance(value, da.Array) else value
-    )
+    scalar = not isinstance(value, da.Array)
+    name = "setitem-" + tokenize(data.name, key, value if scalar else value.name)
     out = da.blockwise(
-        BlockWrite(key), index, data, index,
-        value, index if isinstance(value, da.Array) else None,
+        BlockWrite(key), index, data, index, value, None if scalar else index,
         align_arrays=False, name=name, dtype=data.dtype, meta=data._meta,
     )  # fmt: skip
     if all(k.step in (None, 1) for k in key) and not may_be_kept(out):
         # (not on a small array, which is read as it is: its versions would stay alive,
-        # each a candidate for ``_keep.pending``)
-        # (the array written into, the region written, a ``(start, stop)`` per axis, and
-        # the value put there: a Dask array of the region's shape, or a scalar)
+        # each a candidate for ``_keep.pending``; the region a ``(start, stop)`` per axis)
         region = tuple(k.indices(n)[:2] for k, n in zip(key, data.shape))
         _facts.note(out, written=(data, region, value))
-    if remade(data) and not isinstance(value, da.Array):
+    if remade(data) and scalar:
         # (a scalar put in an array made from nothing: made again with it, XP[:, 0] = 1)
         made_from_nothing(
             out, lambda chunks: assign(rechunk(data, dict(enumerate(chunks))), key, value)
@@ -472,11 +443,10 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
 
 def aligned_mask(data: da.Array, key: Any) -> tuple[int, da.Array] | None:
     """For a key selecting by one 1-D Dask boolean mask (every other entry a full
-    slice): the axis, and the mask with the blocks of ``data`` along it, so that the
-    selection has one block per block of ``data`` and its sizes are the numbers of
-    ``True`` in the mask's blocks. None for any other key."""
+    slice): the axis, and the mask in the blocks of ``data`` along it (a block of the
+    selection per block of ``data``). None for any other key."""
     parts = key if isinstance(key, tuple) else (key,)
-    position = _mask_position(parts)
+    position = _array_position(parts)
     if position is None or not isinstance(parts[position], da.Array):
         return None
     mask = parts[position]
@@ -517,15 +487,18 @@ def _merged_mask(data: da.Array, parts: tuple, position: int) -> da.Array:
 
 
 # --- assignment ---------------------------------------------------------------------
-def _mask_position(parts: tuple) -> int | None:
-    """Where the one boolean array of a key sits, if every other entry is a full slice
-    (or an Ellipsis): the masks a ``where`` can assign through."""
-    masks = [i for i, k in enumerate(parts) if isinstance(k, _INDEX_ARRAYS) and k.dtype == bool]
-    if len(masks) != 1:
+def _array_position(parts: tuple, kinds: str = "b") -> int | None:
+    """Where the one index array of a key (of a dtype of ``kinds``: by default a boolean
+    mask, which a ``where`` can assign through) sits, if every other entry is a full
+    slice (or an Ellipsis)."""
+    arrays = [
+        i for i, k in enumerate(parts) if isinstance(k, _INDEX_ARRAYS) and k.dtype.kind in kinds
+    ]
+    if len(arrays) != 1:
         return None
-    others = [k for i, k in enumerate(parts) if i != masks[0]]
+    others = [k for i, k in enumerate(parts) if i != arrays[0]]
     if all(k is Ellipsis or (type(k) is slice and k == slice(None)) for k in others):
-        return masks[0]
+        return arrays[0]
     return None
 
 
@@ -536,14 +509,11 @@ def _as_value(value: Any, dtype: np.dtype) -> Any:
 
 
 def assign(data: da.Array, key: Any, value: Any) -> da.Array:
-    """``data[key] = value`` as a new graph, with ``data``'s dtype.
-
-    The caller has checked that ``value`` broadcasts to the selected region. A
-    scalar put in an array made from nothing, by a key of no Dask array, is made from
-    nothing too (``resp = zeros((n, c))``, then ``resp[i, k] = 1``): else it would be
-    computed here where it meets the data's blocks (``in_partner_blocks``) and its
-    n x c values embedded in the graph.
-    """
+    """``data[key] = value`` as a new graph, with ``data``'s dtype (``value`` checked to
+    broadcast to the region). A scalar put in an array made from nothing, by a key of
+    no Dask array, is made from nothing too (``resp[i, k] = 1`` into ``zeros((n, c))``):
+    else it would be computed here where it meets the data's blocks
+    (``in_partner_blocks``), its n x c values embedded in the graph."""
     out = _assign(data, key, value)
     parts = key if isinstance(key, tuple) else (key,)
     if (
@@ -601,7 +571,7 @@ def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
         return _after_checking(
             data, *(p for p in parts if isinstance(p, da.Array) and p.dtype.kind in "iu")
         )
-    position = _mask_position(parts)
+    position = _array_position(parts)
     if position is not None:
         return _assign_through_mask(data, parts, position, value, region)
     # (an int on an axis in one block: a slice of one, the value given that axis)
@@ -614,8 +584,7 @@ def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
         if ints and isinstance(value, da.Array):
             if may_be_kept(data) and _in_one_block(data, parts, value):
                 # (a small parameter written element by element, ``a[i, i] = v[i]``: one
-                # step, not a reshape of the value to the key's axes and a write, as each
-                # step builds graph that costs as much as the history it joins)
+                # step, as each builds graph that costs as much as the history it joins)
                 return _assign_in_one_block(data, key, value)
             value = reshape(da.broadcast_to(value, region), _selected_shape(data, as_slices))
         return _assign_blockwise(data, cast(tuple[slice, ...], within), value)
@@ -648,13 +617,10 @@ def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
 
 def _split_as_value(data: da.Array, parts: tuple, value: da.Array, region: tuple) -> da.Array:
     """``data`` rechunked as the value along each axis that the key takes whole and
-    that the value splits in more blocks than ``data`` does.
-
-    Dask's setitem fits the value to ``data``'s blocks: ``log_prob[:, k] = v``
-    (``log_prob`` made by ``empty`` in a few blocks, ``v`` in the row blocks of the data)
-    gathered many blocks of ``v`` into one task, and with several such columns the
-    input's blocks waited in memory for the last one. Rechunked, the write streams.
-    """
+    that the value splits in more blocks than ``data`` does: Dask's setitem fits the
+    value to ``data``'s blocks, and ``log_prob[:, k] = v`` (``log_prob`` made by
+    ``empty``, ``v`` in the data's row blocks) gathered many blocks of ``v`` into one
+    task, the input's blocks waiting in memory for the last column."""
     whole = _one_per_axis(parts, data.ndim)
     kept = [a for a, p in enumerate(whole or ()) if isinstance(p, slice)]  # the region's axes
     if whole is None or len(kept) != len(region):
@@ -731,9 +697,8 @@ def _fill(data: da.Array, value: Any) -> da.Array:
             )
             return da.broadcast_to(value, data.shape, chunks=chunks)
         return da.broadcast_to(value, data.shape).rechunk(data.chunks)
-    # block by block, each value block checked against its data block when computed
-    # (an unknown size may turn out to differ: x's shape never changes); an unknown axis
-    # whose blocks differ in number goes into one block in both, so that blocks pair
+    # block by block, each value block checked against its data block when computed; an
+    # unknown axis whose blocks differ in number goes into one block in both
     lead = data.ndim - value.ndim
     for i, size in enumerate(value.shape):
         a = lead + i
@@ -766,11 +731,8 @@ def _show(shape: tuple) -> str:
 def _assign_through_mask(
     data: da.Array, parts: tuple, position: int, value: Any, region: tuple
 ) -> da.Array:
-    """``data[..., mask, ...] = value`` for one boolean array among full slices.
-
-    The region has the mask's axes replaced by one axis of the selected elements;
-    ``value`` broadcasts to the region (NumPy's trailing alignment).
-    """
+    """``data[..., mask, ...] = value`` for one boolean array among full slices; the
+    region has the mask's axes replaced by one axis of the selected elements."""
     mask = parts[position]
     axis = _axis_of(parts, position, data.ndim)
     k, trail = mask.ndim, data.ndim - axis - mask.ndim
@@ -833,9 +795,8 @@ def _split_axis(merged: da.Array, axis: int, sizes: tuple, chunks: tuple | None 
 
 def _scatter_with_offsets(data: da.Array, mask: da.Array, axis: int, value: da.Array) -> da.Array:
     """Per-element values through a 1-D mask: each block of ``data`` takes, from the
-    whole value (in one block), the run that starts after the earlier blocks'
-    selections (their counts summed lazily); a value of another length than the
-    selection fails when computed, as on CPU."""
+    whole value (in one block), the run after the earlier blocks' selections; a value
+    of another length than the selection fails when computed, as on CPU."""
     mask = mask.rechunk((data.chunks[axis],)) if not any(
         _unknown(c) for c in mask.chunks[0]
     ) else mask  # fmt: skip
@@ -893,10 +854,9 @@ def _assign_all_or_nothing(data: da.Array, mask: da.Array, value: da.Array) -> d
 
 
 def _scatter_blocks(data: da.Array, mask: da.Array, axis: int, value: da.Array) -> da.Array:
-    """Per-element values through a mask, block by block: ``value``'s selected axis
-    must come in one block per block of the mask (as ``f(data[mask])`` does); each
+    """Per-element values through a 1-D mask, block by block, where ``value``'s selected
+    axis comes in one block per block of the mask (as ``f(data[mask])`` does); each
     block's length is checked against the mask's count when computed."""
-    k = mask.ndim
     if not any(_unknown(c) for c in mask.chunks[0]) and not any(
         _unknown(c) for c in data.chunks[axis]
     ):  # the chunking of data[mask] (the mask's or the data's, as Dask aligned them)
@@ -904,19 +864,10 @@ def _scatter_blocks(data: da.Array, mask: da.Array, axis: int, value: da.Array) 
             if len(chunks) == value.numblocks[axis]:
                 mask = mask.rechunk((chunks,))
                 break
-    if k == 1 and value.numblocks[axis] != mask.numblocks[0]:
+    if value.numblocks[axis] != mask.numblocks[0]:
         # the value's blocks do not pair with the mask's (it is not an expression of
         # data[mask] block for block): its elements in one block, taken run by run
         return _scatter_with_offsets(data, mask, axis, value)
-    if k != 1:
-        raise ValueError(
-            "__setitem__: assigning per-element values through a mask on a lazy device "
-            "needs the values in one block per block of the mask (as from an expression "
-            f"of x[mask]); this value has {value.numblocks[axis]} blocks along the "
-            f"selected axis and the mask {mask.numblocks[0]}, with sizes unknown until "
-            "computed. Make the sizes known first (strict_array.known_sizes() or "
-            "strict_array.persist)."
-        )
     data = data.rechunk({axis: mask.chunks[0]})
     others = [i for i in range(data.ndim) if i != axis]
     value = value.rechunk({i: data.chunks[i] for i in others})
