@@ -61,12 +61,8 @@ from ._graph import (
 
 
 def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
-    """Correct the reported shape of integer-array indexing along ``axis``.
-
-    Dask reports the input's size instead of the index's when the indexed axis
-    is one chunk and the index has length 1 (dask/dask#6709); the computed
-    blocks are right, so only the metadata is rebuilt.
-    """
+    """``out`` with the index's length along ``axis``: Dask reports the input's size
+    when the axis is one chunk and the index has length 1 (dask/dask#6709)."""
     n = index.shape[0]
     if n != n or out.shape[axis] == n or out.numblocks[axis] != 1:
         return out
@@ -106,12 +102,11 @@ def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Ar
 
 
 def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array | None:
-    """``x[index]`` for a 1-D ``x`` and checked indices whose blocks' least and greatest
-    values are known (:func:`block_ranges`): each block of the result gathers from the
-    blocks of ``x`` between them. Dask's take by a lazy index pairs every block of the
-    index with every block of ``x`` and holds all of ``x`` (a curve's take by
-    ``nonzero(diff(scores))``, a multinomial loss's by ``y + n_classes * arange(n)``).
-    None where the blocks of the index would each reach most of ``x``: Dask's take."""
+    """``x[index]`` for a 1-D ``x`` and checked indices whose blocks' bounds are known
+    (:func:`block_ranges`): each block gathers from the blocks of ``x`` between them.
+    Dask's take by a lazy index pairs every block of the index with every block of ``x``
+    and holds all of ``x`` (a curve's take by ``nonzero(diff(scores))``). None where the
+    index's blocks would each reach most of ``x``: Dask's take, then."""
     from dask.base import tokenize
 
     offsets = np.cumsum((0, *x.chunks[0]))
@@ -181,8 +176,8 @@ def checked_index(index: Any, size: float, axis: int) -> Any:
         return index  # (an argsort's positions are in bounds)
     ranges = block_ranges(index) if sizes_asked() else None
     if ranges is not None:
-        # its values are here (a consumer's nonzero, kept): in bounds, it stays itself,
-        # so that a take can route by them (_take_by_known); else checked as any other
+        # its values are here (a kept nonzero): in bounds, it stays itself, so that a
+        # take can route by them (_take_by_known)
         filled = ranges[ranges[:, 0] <= ranges[:, 1]]
         if not filled.size or (filled[:, 0].min() >= 0 and filled[:, 1].max() < size):
             return index
@@ -376,8 +371,7 @@ def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Arra
     if isinstance(repeats, da.Array):
         return _repeat_counts(x, repeats, axis)
     if any(unknown(s) for s in x.shape):
-        # Dask's repeat needs the sizes (along the axis, and elsewhere to join its
-        # pieces); repeating each element is block by block
+        # Dask's repeat needs the sizes; repeating each element is block by block
         n = int(repeats)
         chunks = tuple(
             tuple(c * n for c in cs) if i == axis else cs for i, cs in enumerate(x.chunks)
@@ -413,8 +407,7 @@ def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
         return x
     if not any(unknown(s) for s in x.shape):
         return compat.roll(x, shift, axis=axis)  # type: ignore[attr-defined]
-    # Dask's roll concatenates pieces, which unknown sizes refuse: each rolled axis in
-    # one block, rolled by NumPy
+    # Dask's roll concatenates, which unknown sizes refuse: each axis in one block
     if axis is None:  # the flattened array: all in one block
         return da.map_blocks(lambda b: np.roll(b, shift), whole_axes(x), dtype=x.dtype)
     axes = axis if isinstance(axis, tuple) else (axis,)
@@ -427,9 +420,8 @@ def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
 
 def _nonzero(x: da.Array, /) -> tuple[da.Array, ...]:
     """``nonzero`` that also takes unknown sizes (Dask's numbers the elements with
-    ``arange`` over the size): NumPy's ``nonzero`` of the whole array in one block, one
-    task for all its results, their sizes unknown. A 1-D array in several blocks, where
-    sizes are asked for: :func:`_nonzero_of_kept_mask`."""
+    ``arange`` over the size): NumPy's of the whole array in one task. A 1-D array in
+    several blocks, where sizes are asked for: :func:`_nonzero_of_kept_mask`."""
     if x.ndim == 1 and x.numblocks[0] > 1 and not unknown(x.shape[0]) and sizes_asked():
         return (_nonzero_of_kept_mask(x),)
     if not any(unknown(s) for s in x.shape):
@@ -460,18 +452,6 @@ def _nonzero_of_kept_mask(x: da.Array) -> da.Array:
     return out
 
 
-def _along_whole_axis(func: Any) -> Any:
-    """``sort`` or ``argsort`` with unknown sizes: the axis in one block first (the
-    function rechunks it, which unknown sizes refuse)."""
-
-    def call(x: da.Array, /, *, axis: int = -1, **kwargs: Any) -> da.Array:
-        if any(unknown(s) for s in x.shape):
-            x = whole_axis(x, axis)
-        return func(x, axis=axis, **kwargs)
-
-    return call
-
-
 def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
     reps = tuple(repetitions)
     x = x[(None,) * max(0, len(reps) - x.ndim)]  # NumPy's leading axes, if more reps
@@ -489,8 +469,7 @@ def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
     if all(r == 1 for r in reps):
         return x
     if any(unknown(s) for s in x.shape):
-        # Dask's tile concatenates, which unknown sizes refuse: each repeated axis in
-        # one block, tiled by NumPy
+        # Dask's tile concatenates, which unknown sizes refuse: each axis in one block
         for axis, r in enumerate(reps):
             if r > 1:
                 x = whole_axis(x, axis)
@@ -532,8 +511,7 @@ def _tile_axis(x: da.Array, axis: int, r: int) -> da.Array:
 
     def remake(chunks: tuple) -> da.Array:
         # in blocks of whole copies (``xp.tile(quantile, (n, 1))`` met with a target's
-        # rows): broadcast again; rechunked, the copies' pieces would all be made at
-        # once and wait for their rows
+        # rows): broadcast again; rechunked, the copies' pieces would wait for their rows
         others = chunks[:axis] + chunks[axis + 1 :]
         if (
             m == 0
@@ -547,10 +525,9 @@ def _tile_axis(x: da.Array, axis: int, r: int) -> da.Array:
 
 
 def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
-    """Block by block with the CPU's kernel (IEEE products: Dask's ``np.tensordot`` of
-    blocks that contract one element gave 0 for ``0 * inf``, numpy/numpy#14788), the
-    blocks' partial results summed along the contracted axes as Dask's own does; the
-    promoted dtype kept (Dask sums small integers in int64)."""
+    """Block by block with the CPU's kernel (Dask's ``np.tensordot`` of blocks that
+    contract one element gave 0 for ``0 * inf``, numpy/numpy#14788), partial results
+    summed as Dask's own does, in the promoted dtype (Dask sums small integers in int64)."""
     from ..numpy import contracted_axes
     from ..numpy import tensordot as kernel
 
@@ -567,14 +544,11 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
         return kernel(a, b, axes=(left, right)).astype(dtype, copy=False)  # type: ignore[no-any-return]
 
     if left and all(x1.numblocks[a] == 1 and x2.numblocks[b] == 1 for a, b in zip(left, right)):
-        # one block along every contracted axis (X @ W, W of a few columns): each output
-        # block is one product, fused with what uses it; summed as a reduction of one
-        # piece, it was copied twice in tasks of their own, which a cluster's workers
-        # kept in memory apart from their consumers (Nystroem: 1 GiB of products on a worker).
-        # Not concatenated: Dask fuses a Blockwise layer only into one of the same
-        # ``concatenate``, and element-wise layers have None; each operand then comes as
-        # its one block in a list per contracted axis (GaussianMixture's E-step
-        # ``X @ prec_chol - mu @ prec_chol``: the products waited on a cluster's workers)
+        # one block along every contracted axis (X @ W): each output block is one
+        # product, fused with what uses it (summed as a reduction of one piece, it was
+        # copied in tasks of their own, which a cluster's workers kept: Nystroem). Not
+        # concatenated: Dask fuses a Blockwise layer only into one of the same
+        # ``concatenate``, and element-wise layers have None (GaussianMixture's E-step)
         contracted = {index1[a] for a in left}
         kept = tuple(i for i in out_index if i not in contracted)
         meta = np.empty((0,) * len(kept), dtype)
@@ -589,11 +563,10 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
         )  # (an output index whose axis is one block, and that axis' chunks)
         if carrier is not None:
             # Dask fuses into a Blockwise layer only what it takes along its output's
-            # indices (``_optimize_blockwise``: "Don't allow reductions to proceed"), so
-            # the kernel ``exp(...)`` of ``exp(...) @ W`` was a task of its own, waiting
-            # for the product on a cluster's workers (Nystroem). Each contracted axis is
-            # one block: it takes the index of an output axis of one block, which names
-            # the same (only) block, and the operands' work fuses into the product
+            # indices (``_optimize_blockwise``): ``exp(...)`` of ``exp(...) @ W`` was a
+            # task of its own (Nystroem). Each contracted axis, one block, takes the index
+            # of an output axis of one block, which names the same block: the operands'
+            # work fuses into the product
             label, chunks = carrier
             i1 = tuple(label if i in contracted else i for i in index1)
             i2 = tuple(label if i in contracted else i for i in index2)
@@ -625,12 +598,10 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
 def _contracted_blocks_alike(x1: da.Array, x2: da.Array) -> tuple[da.Array, da.Array]:
     """The smaller operand given the larger's blocks along the contracted axis.
 
-    Dask pairs the contracted axis' blocks by splitting both operands to a common
-    refinement: a large input met with a small operand of finer blocks (``w.T @ x``,
-    ``w`` derived from ``x`` through blocks split by broadcasting) was re-split, and
-    read once more for each piece. Merging the small operand's blocks costs little;
-    between operands of like sizes (``x[1:].T @ x[:-1]``) Dask's refinement stays,
-    as merging blocks of one large operand would read each of its blocks twice."""
+    Dask splits both operands to a common refinement: a large input met with a small
+    operand of finer blocks (``w.T @ x``) was re-split, and read again for each piece.
+    Between operands of like sizes (``x[1:].T @ x[:-1]``) Dask's refinement stays:
+    merging blocks of a large operand would read each of its blocks twice."""
     axis2 = x2.ndim - 2 if x2.ndim > 1 else 0
     c1, c2 = x1.chunks[-1], x2.chunks[axis2]
     if c1 == c2 or any(map(unknown, c1 + c2 + x1.shape + x2.shape)) or not (x1.ndim and x2.ndim):
@@ -658,11 +629,10 @@ def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
     # makes them, adds a placeholder string block into the sum when computed)
     x1, x2 = _contracted_blocks_alike(without_empty_blocks(x1), without_empty_blocks(x2))
     if (x1.ndim <= 2 and x2.ndim <= 2) or 1 in (x1.ndim, x2.ndim):
-        # no stacks paired: one blockwise product, which Dask fuses with the layers that
-        # make an operand's blocks. Dask's matmul indexes a vector with None first, a
-        # layer that does not fuse: ``X.T @ ones(n)`` beside ``X.T @ y`` then made its
-        # ones in tasks of their own, which Dask's order ran after every other product
-        # of ``X.T``'s blocks, all of them in memory until then (RidgeCV: the whole input)
+        # no stacks paired: one blockwise product, fused with the layers that make an
+        # operand's blocks. Dask's matmul indexes a vector with None first, a layer that
+        # does not fuse: the ones of ``X.T @ ones(n)`` were made last, every product of
+        # ``X.T``'s blocks in memory until then (RidgeCV: the whole input)
         return _tensordot(x1, x2, axes=([x1.ndim - 1], [max(x2.ndim - 2, 0)]))
     out = compat.matmul(x1, x2)  # type: ignore[attr-defined]
     dtype = np.result_type(x1.dtype, x2.dtype)
@@ -681,8 +651,7 @@ def _where(condition: da.Array, x1: Any, x2: Any, /) -> da.Array:
 
 
 def _stack(arrays: Any, /, *, axis: int = 0) -> da.Array:
-    # Dask compares the shapes, and NaN equals nothing: arrays of the same unknown
-    # sizes (chunk for chunk) are stacked block by block instead
+    # Dask compares the shapes, and NaN equals nothing: block by block instead
     arrays = list(arrays)
     if not any(unknown(s) for a in arrays for s in a.shape):
         return da.stack(arrays, axis=axis)
@@ -697,11 +666,10 @@ def _stack(arrays: Any, /, *, axis: int = 0) -> da.Array:
 
 
 def _paired_blocks(arrays: list[da.Array], skip: int | None = None) -> list[da.Array]:
-    """Arrays of unknown sizes joined block by block (Dask compares the sizes, and NaN
-    equals nothing): known axes rechunked as the first array's; along unknown ones
-    the blocks paired (:func:`pair_blocks`: one block where selections by different
-    masks may split alike sizes differently), all but axis ``skip``. Sizes that
-    differ fail when computed, as NumPy's join of the blocks."""
+    """Arrays of unknown sizes, to join block by block (Dask compares the sizes, and NaN
+    equals nothing): known axes rechunked as the first array's, along unknown ones
+    (all but ``skip``) the blocks paired (:func:`pair_blocks`). Sizes that differ fail
+    when computed, as NumPy's join of the blocks."""
     first = arrays[0]
     out = [first]
     for a in arrays[1:]:
@@ -729,8 +697,7 @@ def _concat(arrays: Any, /, *, axis: int | None = 0) -> da.Array:
         if any(noted_block_ranges(a) is not None for a in arrays):
             _join_block_ranges(out, arrays)
         return out
-    # Dask refuses unknown sizes off the axis: each array's axis in one block, and the
-    # blocks joined one by one
+    # Dask refuses unknown sizes off the axis: each array's axis in one block, joined
     arrays = [whole_axis(a, axis) for a in _paired_blocks(arrays, skip=axis)]
     dtype = np.result_type(*arrays)
     chunks = list(arrays[0].chunks)
@@ -745,10 +712,9 @@ def _concat(arrays: Any, /, *, axis: int | None = 0) -> da.Array:
 
 def _join_block_ranges(out: da.Array, arrays: list[da.Array]) -> None:
     """Note the bounds of ``out``'s blocks, a ``concat`` of 1-D integer ``arrays`` one of
-    which has its bounds noted (a kept ``nonzero``): each part's, noted or computed
-    from values here (:func:`block_ranges`: thresholds joined with ``[n - 1]``). On a
-    cluster, where the kept mask is on the workers and nothing is
-    computed here, the take by the thresholds then gathers by blocks too."""
+    which has its bounds noted (a kept ``nonzero``), from each part's
+    (:func:`block_ranges`: thresholds joined with ``[n - 1]``), so that a take by them
+    gathers by blocks, also on a cluster."""
     if out.dtype.kind not in "iu" or not sizes_asked():
         return
     parts = [block_ranges(a) for a in arrays]
@@ -763,12 +729,10 @@ def _join_block_ranges(out: da.Array, arrays: list[da.Array]) -> None:
 
 
 def _diff(x: da.Array, /, *, axis: int = -1, n: int = 1, **ends: Any) -> da.Array:
-    # Dask's diff subtracts x[:-1] from x[1:], whose blocks do not line up: both are cut
-    # at each other's boundaries (blocks of one element between), and what multiplies
-    # the result (an average precision: diff(recall) * precision[:-1]) is rechunked to
-    # them, and waits in memory. Here each block is differenced with the
-    # first element of the next: the result keeps x's blocks (the last one shorter).
-    # Along an unknown size (which Dask slices by), the axis in one block.
+    # Dask's diff subtracts x[:-1] from x[1:], whose blocks do not line up: what
+    # multiplies the result (diff(recall) * precision[:-1]) is rechunked to their cuts
+    # and waits in memory. Here each block is differenced with the first element of
+    # the next, in x's blocks. Along an unknown size (which Dask slices by), one block.
     axis %= x.ndim
     if n == 0:
         return compat.diff(x, axis=axis, n=n, **ends)  # type: ignore[attr-defined]
@@ -818,9 +782,8 @@ def _diff_with_next(
 
 def _vecdot(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
     # array_api_compat broadcasts both operands first (refusing unknown sizes) and
-    # multiplies stacks of 1x1 matrices; a product and a sum along the axis is the
-    # same dot product (in the operands' promoted dtype) and keeps unknown sizes; each
-    # operand's own axis moved last first, as NumPy's vecdot counts it per operand
+    # multiplies stacks of 1x1 matrices; a product and a sum along the axis (each
+    # operand's own, as NumPy's vecdot counts it) is the same and keeps unknown sizes
     dtype = np.result_type(x1.dtype, x2.dtype)
     x1, x2 = (da.moveaxis(x, axis % x.ndim, -1) for x in (x1, x2))
     x1, x2 = paired_unknown_blocks(x1, x2)
@@ -828,8 +791,8 @@ def _vecdot(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
 
 
 def _transformed_known(name: str, x: da.Array, along: Any) -> None:
-    """Refuse a transform (or shift) along an axis whose size is unknown until computed:
-    its length is the transform's, and Dask's own fails with its raw error."""
+    """Refuse a transform (or shift) along an axis of unknown size, its length (Dask's
+    own fails with its raw error)."""
     for a in sorted(along):
         if unknown(x.shape[a]):
             raise ValueError(
@@ -840,9 +803,8 @@ def _transformed_known(name: str, x: da.Array, along: Any) -> None:
 
 def _single_chunk_fft(name: str, func: Any, numpy: Any) -> Any:
     """Dask transforms only along single-chunk axes: gather those axes first (lazily).
-    A transform of length 0 (an empty axis, or ``n`` or ``s`` of 0, or the default
-    ``n`` of ``irfft`` over one element) raises NumPy's error when built, as on CPU
-    (Dask's only when computed): NumPy's function of a small array of those lengths."""
+    A transform of length 0 (an empty axis, ``n`` or ``s`` of 0, ``irfft``'s default
+    ``n`` over one element) raises NumPy's error when built, as on CPU."""
     multi = name.endswith("n")
 
     def apply(x: da.Array, /, **kwargs: Any) -> da.Array:
@@ -870,9 +832,8 @@ def _single_chunk_fft(name: str, func: Any, numpy: Any) -> Any:
 
 
 def _shift(name: str, func: Any) -> Any:
-    """``fftshift`` or ``ifftshift``: Dask's own cuts and concatenates, which it refuses
-    where another axis's size is unknown; then NumPy's shift of each block, the shifted
-    axes gathered in one."""
+    """``fftshift`` or ``ifftshift``; where a size is unknown (Dask's own concatenates,
+    which it refuses), NumPy's shift of each block, the shifted axes in one."""
 
     def shift(x: da.Array, /, *, axes: Any = None) -> da.Array:
         along = set(range(x.ndim) if axes is None else normalize_axis_tuple(axes, x.ndim))
@@ -899,9 +860,8 @@ def _checked_frequencies(func: Any, numpy: Any) -> Any:
 
 
 def _pow(x1: Any, x2: Any, /) -> da.Array:
-    """``pow``; an integer array to a negative integer scalar power fails in NumPy for
-    each element, so when computed and only for non-empty blocks, as on CPU: Dask's
-    own fails when it builds the expression, with a TypeError, for empty arrays too."""
+    """``pow``; an integer array to a negative integer power fails when computed, for
+    non-empty blocks, as on CPU (Dask's own fails when built, for empty arrays too)."""
     if (
         isinstance(x1, da.Array) and x1.dtype.kind in "iu"
         and type(x2) is int and x2 < 0
@@ -947,8 +907,8 @@ def build_namespace() -> types.SimpleNamespace:
     for name in ("unique_all", "unique_counts", "unique_inverse", "unique_values"):
         setattr(ns, name, _sizes_as_asked(getattr(_set, name)))
     ns.take = _checked_take
-    ns.sort = _sorting.sort_or_argsort(_along_whole_axis(compat.sort), indices=False)  # type: ignore[attr-defined]
-    ns.argsort = _sorting.sort_or_argsort(_along_whole_axis(compat.argsort), indices=True)  # type: ignore[attr-defined]
+    ns.sort = _sorting.sort_or_argsort(compat.sort, indices=False)  # type: ignore[attr-defined]
+    ns.argsort = _sorting.sort_or_argsort(compat.argsort, indices=True)  # type: ignore[attr-defined]
     for name in _reductions.REDUCTIONS:
         setattr(ns, name, _reductions.reduction(name))
     for name in _reductions.NAN_REDUCTIONS:
@@ -981,10 +941,8 @@ def build_namespace() -> types.SimpleNamespace:
 
 
 def declared(out: Any) -> Any:
-    """``out`` (an array, or a tuple of them) with its metadata declared to the planner
-    (:func:`._graph.declare`): strict_array vouches for the arrays it returns. Each is
-    built on the values kept so far (:func:`._keep.track`): a new array where some of its
-    graph is kept."""
+    """``out`` (an array, or a tuple of them) declared (:func:`._graph.declare`), each
+    built on the values kept so far (:func:`._keep.track`)."""
     if isinstance(out, da.Array):
         _graph.declare(out)
         return _keep.track(out)

@@ -38,7 +38,7 @@ import dask.array as da
 import numpy as np
 
 from . import _facts
-from ._basics import as_constant, config_bytes, constant_value, unknown
+from ._basics import as_constant, config_bytes, constant_value, unknown, whole_axis
 from ._compute import compute, sizes_asked
 from ._graph import clone
 
@@ -57,20 +57,17 @@ def sample_sortable(x: da.Array) -> bool:
 
 def buckets(x: da.Array) -> int:
     """How many buckets: each about a sixteenth of Dask's ``array.chunk-size`` (a
-    bucket's values, their positions, their order and the sorted result are in memory
-    together, in each of the scheduler's threads), at least 2, at most one per block.
-    (Each bucket costs a piece per block of ``x``: the measurements are in the
-    benchmarks.)"""
+    bucket's values, positions, order and sorted result are in memory together, in each
+    of the scheduler's threads), at least 2, at most one per block (the benchmarks)."""
     part = max(config_bytes("array.chunk-size") // 16, 1)
     return max(2, min(x.numblocks[0], -(-x.nbytes // part)))
 
 
 def groups(x: da.Array, carried_itemsize: int, n_buckets: int) -> int:
-    """In how many groups the buckets are gathered, each from its own reading of ``x``:
-    a group's pieces (every block's values of its buckets, and what they carry, of
-    ``carried_itemsize`` bytes an element) are in memory together until its buckets
-    are sorted; one group would hold a copy of ``x``. A group holds about Dask's
-    ``array.chunk-size``; ``x`` is computed (a Zarr vector read) once per group."""
+    """In how many groups the buckets are gathered, each from its own reading of ``x``
+    (a Zarr vector read once per group): a group's pieces (its buckets' values, and
+    what they carry, of ``carried_itemsize`` bytes an element) are in memory together
+    until sorted, about Dask's ``array.chunk-size`` (one group: a copy of ``x``)."""
     grouped = x.nbytes + x.size * carried_itemsize
     return int(max(1, min(n_buckets, -(-grouped // max(config_bytes("array.chunk-size"), 1)))))
 
@@ -96,10 +93,9 @@ def _split(
     first: int,
     stop: int,
 ) -> tuple:
-    """The block's values of each bucket from ``first`` up to ``stop`` (excluded), in
-    order, each with what they carry: nothing (``carried`` None), their positions in
-    ``x`` (``carried`` is the block's offset), or ``carried``'s elements at the same
-    places (the array taken in their order)."""
+    """The block's values of each bucket from ``first`` up to ``stop`` (excluded), each
+    with what they carry: nothing (``carried`` None), their positions in ``x``
+    (``carried`` the block's offset), or ``carried``'s elements at the same places."""
     bucket = _bucket_of(block, splitters)
     order = np.argsort(bucket, kind="stable")  # (positions in order within each bucket)
     bounds = np.searchsorted(bucket[order], np.arange(first, stop + 1))
@@ -209,16 +205,19 @@ def _in_buckets(b: _Buckets, carried: da.Array | None, positions: bool) -> da.Ar
     return da.concatenate(blocks) if len(blocks) > 1 else blocks[0]
 
 
-def sort_or_argsort(whole_axis: Any, indices: bool) -> Any:
-    """The namespace's ``sort`` (or ``argsort``, ``indices``), stable: a sample sort where
-    :func:`sample_sortable`, else ``whole_axis`` (the axis in one block)."""
+def sort_or_argsort(own: Any, indices: bool) -> Any:
+    """The namespace's ``sort`` (or ``argsort``, ``indices``): a sample sort where
+    :func:`sample_sortable`, else ``own`` (array_api_compat's), which puts the axis in
+    one block (and refuses unknown sizes, which are put in one block first)."""
 
     def call(
         x: da.Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True
     ) -> da.Array:
         line = _as_line(x, axis)
         if line is None or not sample_sortable(line):
-            return whole_axis(x, axis=axis, descending=descending, stable=stable)  # type: ignore[no-any-return]
+            if any(unknown(s) for s in x.shape):
+                x = whole_axis(x, axis)
+            return own(x, axis=axis, descending=descending, stable=stable)  # type: ignore[no-any-return]
         b = _buckets_of(line, descending)
         out = _in_buckets(b, None if indices else line, positions=indices)
         out = out if line is x else out.reshape(x.shape)
