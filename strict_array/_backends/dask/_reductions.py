@@ -1,28 +1,24 @@
 """Reductions on Dask where Dask's own are wrong or refuse.
 
-- ``axis=()`` (nothing to reduce: Dask still reduces) and empty arrays (Dask's
-  placeholders for empty blocks give wrong shapes, or errors for max and min)
-  need no cross-block work: each block, or the empty array, goes through NumPy.
-- Over axes of unknown (data-dependent) size, which may hold empty blocks:
-  max and min reduce each block from an identity and count the elements (no
-  element at all is NumPy's error, raised when computed); argmax and argmin
-  combine each block's best value and index with the blocks' lengths, which
-  Dask's own arg-reductions take from the (unknown) chunk sizes.
-- argmax and argmin over a whole n-d array keep the first of equal values (Dask's
-  flat arg-reduction can pick a later one): they run over the flattened array.
-- Cumulative sums and products over blocks that may be empty (unknown sizes, or
-  known empty blocks): Dask carries the last element of each block's result to the
-  next, which an empty block does not have, so the carry is lost (wrong values for
-  unknown sizes, an error for known empty blocks); and with unknown sizes on other
-  axes its scan fails. Each block is scanned alone and offset by the total of the
-  blocks before it.
-- Variance and standard deviation over blocks that may be empty: Dask combines the
-  blocks' moments weighting each block's mean by its count, and an empty block's
-  mean is NaN (0 x NaN is NaN: a wrong NaN result, dask/dask#3906). Two passes
-  instead, as NumPy: the mean, then the squared deviations from it.
-- The NaN-skipping reductions (NumPy's, beyond the standard) are built on the
-  reductions above, with NaN replaced as NumPy replaces it: Dask's own fail on
-  unknown sizes, and its ``nancumsum`` over them returned a wrong number of elements.
+- ``axis=()`` (Dask still reduces) and empty arrays (Dask's placeholders for empty
+  blocks give wrong shapes, or errors for max and min): each block, or the empty
+  array, goes through NumPy.
+- Over axes of unknown size, which may hold empty blocks: max and min reduce each
+  block from an identity and count the elements (none at all: NumPy's error, when
+  computed); argmax and argmin combine each block's best value and index with the
+  blocks' lengths, which Dask's own take from the (unknown) chunk sizes.
+- argmax and argmin over a whole n-d array run over the flattened array: Dask's flat
+  arg-reduction can pick a later one of equal values.
+- Cumulative sums and products over blocks that may be empty: Dask carries the last
+  element of each block's result to the next, which an empty block does not have
+  (wrong values for unknown sizes, an error for known empty blocks), and its scan
+  fails on unknown sizes on other axes. Each block is scanned alone and offset by the
+  total of the blocks before it.
+- Variance and standard deviation over blocks that may be empty: Dask weights each
+  block's mean by its count, and an empty block's mean is NaN (dask/dask#3906). Two
+  passes instead, as NumPy: the mean, then the squared deviations from it.
+- The NaN-skipping reductions (NumPy's) are built on the reductions above: Dask's own
+  fail on unknown sizes, and its ``nancumsum`` over them gave a wrong number of elements.
 """
 
 from __future__ import annotations

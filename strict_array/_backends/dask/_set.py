@@ -11,7 +11,8 @@ each NaN as a distinct value, once), fails on NaN for ``return_index``, builds a
 ``n x k`` matrix for the inverse, and needs known sizes (it numbers the elements with
 ``arange``). Here the values, positions and counts are NumPy's, bit for bit: NaNs
 distinct (``equal_nan=False``, as ``array_api_compat`` asks of NumPy), and in order of
-appearance, which is the order of NumPy's stable sort.
+appearance in every block and in the merge: every ``np.unique`` here has
+``return_index=True``, which selects a stable sort.
 """
 
 from __future__ import annotations
@@ -26,10 +27,6 @@ from ._basics import whole_axes
 from ._compute import persist, sizes_asked
 
 __all__ = ["unique", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
-
-# Every np.unique here has equal_nan=False (NaNs distinct, as the standard asks) and
-# return_index=True, which selects a stable sort: NaNs keep their order of appearance
-# in every block and in the merge, as in NumPy's unique_all of the whole array.
 
 
 class _Merged(NamedTuple):
@@ -57,9 +54,8 @@ def _block_unique(block: np.ndarray) -> np.ndarray:
 
 
 def _merge(per_block: np.ndarray) -> np.ndarray:
-    """Every block's unique values merged: the values of the whole array, their first
-    positions (the first in block order is the first: blocks are in flat order) and
-    counts (summed over the blocks)."""
+    """Every block's unique values merged: the whole array's values, first positions
+    (blocks are in flat order) and counts."""
     parts = list(per_block.ravel())
     values = np.concatenate([p[0] for p in parts])
     offsets = np.cumsum([0] + [p[3] for p in parts[:-1]])
@@ -84,8 +80,7 @@ def _inverse_block(block: np.ndarray, merged: np.ndarray, block_id: tuple[int, .
 
 def unique(x: da.Array, *, index: bool, inverse: bool, counts: bool) -> tuple[da.Array, ...]:
     """``x``'s unique values and, as asked, their first (flat) positions, the inverse
-    indices (shaped like ``x``, chunked like it after its trailing axes are joined) and
-    the counts, in that order: NumPy's values, found block by block. Sizes are unknown."""
+    indices (shaped like ``x``) and the counts, in that order; their sizes unknown."""
     meta = cnp.unique_all(np.empty((0,) * x.ndim, x.dtype))  # type: ignore[attr-defined]
     shape = x.shape
     # each block a run of rows of whole trailing axes: blocks are then in flat order
