@@ -480,8 +480,7 @@ def _merged_mask(data: da.Array, parts: tuple, position: int) -> da.Array:
             "used until the sizes are known (unknown until computed)."
         )
     merged = _merge_axes(data, axis, k)
-    n = merged.shape[axis]
-    if n == 0:  # an empty mask selects nothing from nothing
+    if merged.shape[axis] == 0:  # an empty mask selects nothing from nothing
         return merged
     return merged[(slice(None),) * axis + (mask.reshape((-1,)),)]
 
@@ -529,10 +528,9 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
 
 
 def _selected_shape(data: da.Array, key: Any) -> tuple:
-    """``data[key].shape``, from the key alone where it is made of ints in bounds,
-    slices, ``None`` and ``...`` and ``data``'s sizes are known; else from Dask's
-    selection, whose graph costs as much as the history it joins (``a[i, i] = v[i]``
-    in a loop pays it at each write)."""
+    """``data[key].shape``, from the key alone where it is made of ints in bounds, slices,
+    ``None`` and ``...`` and the sizes are known; else from Dask's selection, whose graph
+    costs as much as the history it joins (``a[i, i] = v[i]`` in a loop: at each write)."""
     parts = key if isinstance(key, tuple) else (key,)
     consuming = [p for p in parts if p is not None and p is not Ellipsis]
     if all(type(p) in (int, slice) for p in consuming) and not any(_unknown(n) for n in data.shape):
@@ -769,8 +767,7 @@ def _assign_through_mask(
 
 
 def _merge_axes(data: da.Array, axis: int, k: int) -> da.Array:
-    """Axes ``axis`` to ``axis + k`` (of known sizes) merged into one, in one chunk;
-    the other axes keep their chunks, of unknown size too."""
+    """Axes ``axis`` to ``axis + k`` (of known sizes) merged into one, in one chunk."""
     n = int(np.prod(data.shape[axis : axis + k]))
     data = data.rechunk({a: -1 for a in range(axis, axis + k)})
     return da.map_blocks(

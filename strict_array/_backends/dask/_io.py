@@ -49,8 +49,7 @@ def to_npy(data: da.Array, path: str) -> None:
 
 
 def from_zarr(source: Any, component: str | None, chunks: Any) -> da.Array:
-    kwargs = {} if chunks is None else {"chunks": chunks}
-    return da.from_zarr(source, component=component, **kwargs)
+    return da.from_zarr(source, component=component, chunks=chunks)  # (None: Zarr's chunks)
 
 
 def aligned_chunks(

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 import array_api_compat.dask.array as compat
+import array_api_compat.numpy as cnp
 import dask.array as da
 import numpy as np
 
@@ -39,8 +40,6 @@ REDUCTIONS = (
 
 def reduction(name: str) -> Any:
     """The namespace's reduction ``name`` on Dask, right where Dask's is not."""
-    import array_api_compat.numpy as cnp
-
     own, numpy = getattr(compat, name), getattr(cnp, name)
 
     def reduce(x: da.Array, /, *, axis: Any = None, **kwargs: Any) -> da.Array:

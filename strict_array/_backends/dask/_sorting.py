@@ -49,9 +49,8 @@ SAMPLES_PER_BLOCK = 64
 
 
 def sample_sortable(x: da.Array) -> bool:
-    """Whether ``x`` is sorted by buckets here: 1-D, of known size, in several blocks,
-    and where sizes are asked for (the buckets' sizes are computed now); elsewhere
-    ``sort`` stays lazy, in one block."""
+    """Whether ``x`` is sorted by buckets: 1-D, of known size, in several blocks, and
+    where sizes are asked for (the buckets' sizes are computed now)."""
     return x.ndim == 1 and x.numblocks[0] > 1 and not unknown(x.shape[0]) and sizes_asked()
 
 
