@@ -1,17 +1,14 @@
 """Indexing and assignment on Dask: the keys Dask's own indexing gets wrong or refuses.
 
-- Integer index arrays are checked before Dask sees them: Dask's ``take`` quietly
-  returns wrong rows for an out-of-bounds index, and wraps negative ones only
-  sometimes. A NumPy index array is checked when the expression is built (its
-  values are known); a Dask one when it is computed, with NumPy's message.
+- Integer index arrays are checked before Dask sees them (:func:`checked_index`):
+  Dask's ``take`` quietly returns wrong rows for an out-of-bounds index, and wraps
+  negative ones only sometimes.
 - Several index arrays (or one of more than one dimension), which Dask refuses,
   become one flat ``take``.
-- Assignment builds a new graph (Dask arrays are values: the old one may be
-  shared). A boolean mask with one value, or a value broadcast along the
-  selected elements, is a ``where``: Dask's own masked assignment broadcasts a
-  size-1 value only within the mask's first chunk. Per-element values of unknown
-  size are written block by block. An empty region is left alone
-  (dask/dask#11800).
+- Assignment builds a new graph (the old one may be shared). A boolean mask with one
+  value, or a value broadcast along the selected elements, is a ``where``: Dask's own
+  masked assignment broadcasts a size-1 value only within the mask's first chunk.
+  An empty region is left alone (dask/dask#11800).
 """
 
 from __future__ import annotations
@@ -52,10 +49,9 @@ def _is_integer(k: Any) -> bool:
 
 def _advanced_key(data: da.Array, parts: tuple) -> tuple[tuple, tuple] | None:
     """A key with integer index arrays that Dask's own indexing refuses or gets wrong
-    (several of them, one of another rank than 1, or one with integers), as
-    ``(basic, integers)``: first the basic key (its slices, integer entries as full
-    slices), then one integer entry per axis of the result (others full slices).
-    None for any other key (Dask's own indexing serves it)."""
+    (several, one of another rank than 1, or one with integers), as ``(basic,
+    integers)``: the key with integer entries as full slices, and the integer entries
+    with others as full slices. None for any other key."""
     arrays = [k for k in parts if isinstance(k, _INDEX_ARRAYS) and k.dtype.kind in "iu"]
     if not arrays or any(k is None for k in parts):
         return None
@@ -74,27 +70,23 @@ def _advanced_key(data: da.Array, parts: tuple) -> tuple[tuple, tuple] | None:
     return basic, integers
 
 
-def _gather_points(data: da.Array, parts: tuple, axes: list[int] | None = None) -> da.Array:
-    """``data[i, j, ...]`` for integer index arrays (and ints) on the leading axes.
-
-    The indexed axes are flattened into one and the broadcast indices become one
-    flat index into it: a single ``take``, lazily, with the result shape known.
-    """
+def _gather_points(data: da.Array, parts: tuple, axes: list[int]) -> da.Array:
+    """``data[i, j, ...]`` for integer index arrays (and ints) on the leading axes (the
+    array's ``axes``): the broadcast indices one flat index into those axes merged."""
     k = len(parts)
     lead, rest = data.shape[:k], data.shape[k:]
     _check_numpy_indices(parts, lead, axes)
     arrays = [da.asarray(p) for p in parts]
     if any(_unknown(s) for a in arrays for s in a.shape):
-        # sizes unknown until computed (from nonzero, a mask): Dask's broadcast_arrays
-        # refuses NaN even against itself; the element-wise sum below broadcasts them,
-        # its blocks paired, and checks their sizes when computed
+        # Dask's broadcast_arrays refuses unknown sizes; the element-wise sum below
+        # broadcasts them, its blocks paired, and checks their sizes when computed
         indices = paired_unknown_blocks(*arrays)
     else:  # broadcast first: only the indices that are used are checked (NumPy's order)
         indices = da.broadcast_arrays(*arrays)
     flat = None
     for axis, (index, size) in enumerate(zip(indices, lead)):
         stride = int(np.prod(lead[axis + 1 :], dtype=np.int64))
-        term = checked_index(index, size, axis if axes is None else axes[axis])
+        term = checked_index(index, size, axes[axis])
         term = term * stride if stride != 1 else term  # (an argsort's result stays itself)
         flat = term if flat is None else flat + term
     assert flat is not None
@@ -111,10 +103,9 @@ def _gather_points(data: da.Array, parts: tuple, axes: list[int] | None = None) 
     return out
 
 
-def _check_numpy_indices(parts: tuple, lead: tuple, axes: list[int] | None) -> None:
-    """Check NumPy index arrays when the key is built, as CPU does, even where the
-    result is empty (another axis of size 0): only when the broadcast indices select
-    an element (NumPy's order)."""
+def _check_numpy_indices(parts: tuple, lead: tuple, axes: list[int]) -> None:
+    """Check NumPy index arrays when the key is built, as CPU does, even where another
+    axis is empty: only when the broadcast indices select an element (NumPy's order)."""
     shapes = [np.shape(p) for p in parts]
     if any(_unknown(s) for shape in shapes for s in shape):
         return
@@ -125,13 +116,12 @@ def _check_numpy_indices(parts: tuple, lead: tuple, axes: list[int] | None) -> N
         return
     for axis, (p, size) in enumerate(zip(parts, lead)):
         if isinstance(p, np.ndarray):
-            checked_index(p, size, axis if axes is None else axes[axis])
+            checked_index(p, size, axes[axis])
 
 
 def _after_checking(out: da.Array, *indices: da.Array) -> da.Array:
-    """``out``, whose computing also computes the (bounds-checked) ``indices``: where
-    nothing is gathered or written, no task would read them, and an out-of-bounds
-    index would pass silently."""
+    """``out``, whose computing also computes the (bounds-checked) ``indices``, which
+    no task would read where nothing is gathered or written."""
     for index in indices:
         out = da.map_blocks(lambda block, _: block, out, index.sum(), dtype=out.dtype)
     return out
@@ -160,19 +150,14 @@ def _gather(data: da.Array, basic: tuple, integers: tuple) -> da.Array:
                 data = take(data, flat, axis=axis)[(slice(None),) * axis + (0,)]
         return data
     if len(indexed) == 1 and any(_unknown(s) for s in data.shape):
-        # one index array among axes of unknown size: a take along its axis (the flat
-        # take below reshapes, which unknown sizes refuse)
-        (axis,) = indexed
-        index = da.asarray(integers[axis])
-        if index.ndim > 1:
-            raise ValueError(
-                f"an index array of {index.ndim} dimensions among axes of unknown size "
-                f"({_show(data.shape)}) cannot be used until the sizes are known (unknown "
-                "until computed)."
-            )
-        flat = checked_index(index.reshape((-1,)), data.shape[axis], axis)
-        out = take(data, flat, axis=axis)
-        return out[(slice(None),) * axis + (0,)] if index.ndim == 0 else out
+        # one index array, of 2 or more dimensions (of 1, Dask's take serves; of 0, the
+        # branch above), among axes of unknown size: the flat take below reshapes, which
+        # unknown sizes refuse
+        raise ValueError(
+            f"an index array of {np.ndim(integers[indexed[0]])} dimensions among axes of "
+            f"unknown size ({_show(data.shape)}) cannot be used until the sizes are known "
+            "(unknown until computed)."
+        )
     others = [i for i in range(data.ndim) if i not in indexed]
     out = _gather_points(
         data.transpose(indexed + others), tuple(integers[i] for i in indexed), indexed
@@ -218,18 +203,16 @@ def _checked_key(data: da.Array, key: Any) -> Any:
 
 def _forward_slices(data: da.Array, parts: tuple) -> tuple[tuple, list[int]]:
     """The key with every negative-step slice on a known axis made a positive-step
-    one over the same elements, and the axes of the selection to flip back.
-
-    Dask's slicing with a negative step mis-counts some (``x[-2::-1]`` of one
-    element gives one, not none), and its assignment fails on them."""
+    one over the same elements, and the axes of the selection to flip back: Dask's
+    slicing mis-counts some (``x[-2::-1]`` of one element gives one, not none), and
+    its assignment fails on them."""
     if not any(type(p) is slice and p.step is not None and p.step < 0 for p in parts):
         return parts, []
     out, flip = [], []
     axis, region_axis = 0, 0
-    ellipsis = next((i for i, p in enumerate(parts) if p is Ellipsis), None)
     for p in parts:
         if p is Ellipsis:
-            skipped = data.ndim - sum(_taken(q) for j, q in enumerate(parts) if j != ellipsis)
+            skipped = data.ndim - sum(_taken(q) for q in parts if q is not Ellipsis)
             axis += skipped
             region_axis += skipped
         elif p is None:
@@ -242,9 +225,6 @@ def _forward_slices(data: da.Array, parts: tuple) -> tuple[tuple, list[int]]:
                 if len(r) > 1:
                     flip.append(region_axis)
             axis += 1
-            region_axis += 1
-        elif isinstance(p, _INDEX_ARRAYS):
-            axis += _taken(p)
             region_axis += 1
         else:  # an int
             axis += 1
@@ -291,9 +271,9 @@ def getitem(data: da.Array, key: Any) -> da.Array:
     if isinstance(key, _INDEX_ARRAYS) and key.dtype == bool and key.ndim == 0:
         # a 0-d mask adds an axis of length 0 or 1 (Dask takes only 1-D or full masks)
         return data[None][key.reshape((1,))]
-    position = _mask_position(parts)
+    position = _array_position(parts)
     if position is not None and 0 in parts[position].shape and parts[position].ndim:
-        return _merged_mask(data, parts, position, lambda merged, key: merged[key])
+        return _merged_mask(data, parts, position)
     if position is not None and parts[position].ndim == data.ndim:
         mask = parts[position]  # Dask takes a full-rank mask alone, not with `...`
         if data.ndim > 1 and any(_unknown(s) for s in (*data.shape, *mask.shape)):
@@ -307,25 +287,17 @@ def getitem(data: da.Array, key: Any) -> da.Array:
             )  # fmt: skip
         return data[mask]
     if position is not None and 1 < parts[position].ndim < data.ndim:
-        return _merged_mask(data, parts, position, lambda merged, key: merged[key])
+        return _merged_mask(data, parts, position)
     out = data[key]
-    arrays = [i for i, k in enumerate(parts) if isinstance(k, _INDEX_ARRAYS)]
-    rest_is_full = all(
-        k is Ellipsis or (type(k) is slice and k == slice(None))
-        for k in parts
-        if not isinstance(k, _INDEX_ARRAYS)
-    )
-    if len(arrays) == 1 and rest_is_full and parts[arrays[0]].dtype.kind in "iu":
-        (p,) = arrays
-        if parts[p].ndim == 1:
-            out = with_index_length(out, _axis_of(parts, p, data.ndim), parts[p])
+    p = _array_position(parts, "iu")
+    if p is not None and parts[p].ndim == 1:
+        out = with_index_length(out, _axis_of(parts, p, data.ndim), parts[p])
     return out
 
 
 def _one_per_axis(parts: tuple, ndim: int) -> tuple | None:
-    """A key of entries that each take one axis (slices and integers), with its ``...``
-    written out as full slices and full slices after its last entry: one entry per
-    axis. None where it has two ``...`` or more entries than axes."""
+    """A key of entries that each take one axis (slices and integers) with its ``...``
+    and its end filled with full slices, or None (two ``...``, or more entries than axes)."""
     if sum(p is Ellipsis for p in parts) > 1 or len(parts) - (Ellipsis in parts) > ndim:
         return None
     fill = (slice(None),) * (ndim - (len(parts) - (Ellipsis in parts)))
@@ -336,10 +308,9 @@ def _one_per_axis(parts: tuple, ndim: int) -> tuple | None:
 def _within_blocks(
     data: da.Array, parts: tuple, ints: bool = False
 ) -> tuple[slice | int, ...] | None:
-    """The key as one forward slice per axis, where it is made of slices (and ``...``)
-    alone and every axis it does not take whole is in one block of known size: the
-    same slices then select in every block. With ``ints``, an integer on such an axis
-    too (as a non-negative one: the axis is dropped). None for any other key."""
+    """The key as one forward slice per axis (the same in every block), where it is made
+    of slices (and ``...``; with ``ints``, integers, made non-negative) and every axis
+    it does not take whole is in one block of known size. None for any other key."""
     if any(
         type(p) is not slice and p is not Ellipsis and not (ints and type(p) is int) for p in parts
     ):
@@ -366,18 +337,12 @@ def _within_blocks(
 
 
 def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
-    """The array and basic key that select ``data[parts]`` from the fewest writes.
-
-    A selection inside a region that an assignment wrote is that assignment's value,
-    and one that misses the region is the array written into: the same values, with
-    no dependence on the other writes. An array filled by assignments that each read
-    columns an earlier one wrote (``out[:, c:d] = out[:, s:e] * X[:, i:i+1]``): read
-    from the array as written, every version of it has two users, and the chain of
-    versions is made once for each (``_graph.fusion.made_per_user``) or waits in
-    memory between its users on a cluster's workers.
-    A small array is read as it is: its value may be kept (:mod:`._keep`), where its
-    writes' values may be computed again from the data.
-    """
+    """The array and basic key that select ``data[parts]`` from the fewest writes: a
+    selection inside a region an assignment wrote is its value, one that misses it the
+    array written into. Read as written, an array filled by writes that read columns an
+    earlier one wrote (``out[:, c:d] = out[:, s:e] * X[:, i:i+1]``) has every version
+    with two users (``_graph.fusion.made_per_user``). A small array is read as it is:
+    its value may be kept (:mod:`._keep`)."""
     if _facts.of(data).written is None or any(p is None for p in parts):
         return data, parts
     full = _one_per_axis(parts, data.ndim)
@@ -416,13 +381,10 @@ def _read_back(data: da.Array, parts: tuple) -> tuple[da.Array, tuple]:
 
 
 def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.Array:
-    """``data[key] = value`` (see :func:`_within_blocks`) block by block, in a Blockwise
-    layer: each block a copy with the value's block put in, the value given ``data``'s
-    blocks along the axes the key takes whole. An array made from nothing (``empty``)
-    takes the value's blocks there instead, each cut so as to hold at most Dask's
-    ``array.chunk-size``: an ``empty((n, k))`` filled column range by column range
-    from ``X`` then pairs block for block with ``X``'s rows, and its assignments fuse
-    into one task per block."""
+    """``data[key] = value`` (see :func:`_within_blocks`) in a Blockwise layer, the value
+    in ``data``'s blocks along the axes the key takes whole; an array made from nothing
+    takes the value's there instead, cut to Dask's ``array.chunk-size`` (an ``empty``
+    filled column range by column range from ``X`` pairs with ``X``'s rows)."""
     from dask.base import tokenize
 
     region = tuple(
@@ -460,22 +422,18 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
         })  # fmt: skip
 
     index = tuple(range(data.ndim))
-    name = "setitem-" + tokenize(
-        data.name, key, value.name if isinstance(value, da.Array) else value
-    )
+    scalar = not isinstance(value, da.Array)
+    name = "setitem-" + tokenize(data.name, key, value if scalar else value.name)
     out = da.blockwise(
-        BlockWrite(key), index, data, index,
-        value, index if isinstance(value, da.Array) else None,
+        BlockWrite(key), index, data, index, value, None if scalar else index,
         align_arrays=False, name=name, dtype=data.dtype, meta=data._meta,
     )  # fmt: skip
     if all(k.step in (None, 1) for k in key) and not may_be_kept(out):
         # (not on a small array, which is read as it is: its versions would stay alive,
-        # each a candidate for ``_keep.pending``)
-        # (the array written into, the region written, a ``(start, stop)`` per axis, and
-        # the value put there: a Dask array of the region's shape, or a scalar)
+        # each a candidate for ``_keep.pending``; the region a ``(start, stop)`` per axis)
         region = tuple(k.indices(n)[:2] for k, n in zip(key, data.shape))
         _facts.note(out, written=(data, region, value))
-    if remade(data) and not isinstance(value, da.Array):
+    if remade(data) and scalar:
         # (a scalar put in an array made from nothing: made again with it, XP[:, 0] = 1)
         made_from_nothing(
             out, lambda chunks: assign(rechunk(data, dict(enumerate(chunks))), key, value)
@@ -485,11 +443,10 @@ def _assign_blockwise(data: da.Array, key: tuple[slice, ...], value: Any) -> da.
 
 def aligned_mask(data: da.Array, key: Any) -> tuple[int, da.Array] | None:
     """For a key selecting by one 1-D Dask boolean mask (every other entry a full
-    slice): the axis, and the mask with the blocks of ``data`` along it, so that the
-    selection has one block per block of ``data`` and its sizes are the numbers of
-    ``True`` in the mask's blocks. None for any other key."""
+    slice): the axis, and the mask in the blocks of ``data`` along it (a block of the
+    selection per block of ``data``). None for any other key."""
     parts = key if isinstance(key, tuple) else (key,)
-    position = _mask_position(parts)
+    position = _array_position(parts)
     if position is None or not isinstance(parts[position], da.Array):
         return None
     mask = parts[position]
@@ -510,9 +467,9 @@ def select_counted(data: da.Array, axis: int, mask: da.Array, counts: tuple[int,
     return without_empty_blocks(_graph.with_chunks(out, chunks))
 
 
-def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any:
-    """A k-D boolean mask on some of the axes (Dask takes 1-D or full-rank masks): those
-    axes merged into one and the mask raveled; ``apply(merged, key)`` does the work."""
+def _merged_mask(data: da.Array, parts: tuple, position: int) -> da.Array:
+    """``data[parts]`` for a k-D boolean mask on some of the axes (Dask takes 1-D or
+    full-rank masks): those axes merged into one and the mask raveled."""
     mask = parts[position]
     axis = _axis_of(parts, position, data.ndim)
     k = mask.ndim
@@ -523,23 +480,24 @@ def _merged_mask(data: da.Array, parts: tuple, position: int, apply: Any) -> Any
             "used until the sizes are known (unknown until computed)."
         )
     merged = _merge_axes(data, axis, k)
-    n = merged.shape[axis]
-    if n == 0:  # an empty mask selects nothing from nothing
+    if merged.shape[axis] == 0:  # an empty mask selects nothing from nothing
         return merged
-    flat = mask.reshape((-1,))
-    return apply(merged, (slice(None),) * axis + (flat,))
+    return merged[(slice(None),) * axis + (mask.reshape((-1,)),)]
 
 
 # --- assignment ---------------------------------------------------------------------
-def _mask_position(parts: tuple) -> int | None:
-    """Where the one boolean array of a key sits, if every other entry is a full slice
-    (or an Ellipsis): the masks a ``where`` can assign through."""
-    masks = [i for i, k in enumerate(parts) if isinstance(k, _INDEX_ARRAYS) and k.dtype == bool]
-    if len(masks) != 1:
+def _array_position(parts: tuple, kinds: str = "b") -> int | None:
+    """Where the one index array of a key (of a dtype of ``kinds``: by default a boolean
+    mask, which a ``where`` can assign through) sits, if every other entry is a full
+    slice (or an Ellipsis)."""
+    arrays = [
+        i for i, k in enumerate(parts) if isinstance(k, _INDEX_ARRAYS) and k.dtype.kind in kinds
+    ]
+    if len(arrays) != 1:
         return None
-    others = [k for i, k in enumerate(parts) if i != masks[0]]
+    others = [k for i, k in enumerate(parts) if i != arrays[0]]
     if all(k is Ellipsis or (type(k) is slice and k == slice(None)) for k in others):
-        return masks[0]
+        return arrays[0]
     return None
 
 
@@ -550,16 +508,11 @@ def _as_value(value: Any, dtype: np.dtype) -> Any:
 
 
 def assign(data: da.Array, key: Any, value: Any) -> da.Array:
-    """``data[key] = value`` as a new graph, with ``data``'s dtype.
-
-    The caller has checked that ``value`` broadcasts to the selected region. A
-    scalar put in an array made from nothing, by a key of no Dask array, is made from
-    nothing too: made again in other blocks with the same assignment
-    (``resp = zeros((n, c))``, then ``resp[i, k] = 1``); no longer made from nothing,
-    it would be computed in this process where it meets the data's blocks in a
-    consumer's call (``in_partner_blocks``, up to the planning threshold), and its
-    values, n x c, embedded in the graph.
-    """
+    """``data[key] = value`` as a new graph, with ``data``'s dtype (``value`` checked to
+    broadcast to the region). A scalar put in an array made from nothing, by a key of
+    no Dask array, is made from nothing too (``resp[i, k] = 1`` into ``zeros((n, c))``):
+    else it would be computed here where it meets the data's blocks
+    (``in_partner_blocks``), its n x c values embedded in the graph."""
     out = _assign(data, key, value)
     parts = key if isinstance(key, tuple) else (key,)
     if (
@@ -575,11 +528,9 @@ def assign(data: da.Array, key: Any, value: Any) -> da.Array:
 
 
 def _selected_shape(data: da.Array, key: Any) -> tuple:
-    """``data[key].shape``, from the key alone where it is made of ints in bounds,
-    slices, ``None`` and ``...`` and ``data``'s sizes are known; else from Dask's
-    selection. A selection builds graph, which costs as much as the history it joins:
-    a small parameter written element by element (``a[i, i] = v[i]``, in a loop at
-    every step of an iteration) pays it at each write."""
+    """``data[key].shape``, from the key alone where it is made of ints in bounds, slices,
+    ``None`` and ``...`` and the sizes are known; else from Dask's selection, whose graph
+    costs as much as the history it joins (``a[i, i] = v[i]`` in a loop: at each write)."""
     parts = key if isinstance(key, tuple) else (key,)
     consuming = [p for p in parts if p is not None and p is not Ellipsis]
     if all(type(p) in (int, slice) for p in consuming) and not any(_unknown(n) for n in data.shape):
@@ -618,7 +569,7 @@ def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
         return _after_checking(
             data, *(p for p in parts if isinstance(p, da.Array) and p.dtype.kind in "iu")
         )
-    position = _mask_position(parts)
+    position = _array_position(parts)
     if position is not None:
         return _assign_through_mask(data, parts, position, value, region)
     # (an int on an axis in one block: a slice of one, the value given that axis)
@@ -631,8 +582,7 @@ def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
         if ints and isinstance(value, da.Array):
             if may_be_kept(data) and _in_one_block(data, parts, value):
                 # (a small parameter written element by element, ``a[i, i] = v[i]``: one
-                # step, not a reshape of the value to the key's axes and a write, as each
-                # step builds graph that costs as much as the history it joins)
+                # step, as each builds graph that costs as much as the history it joins)
                 return _assign_in_one_block(data, key, value)
             value = reshape(da.broadcast_to(value, region), _selected_shape(data, as_slices))
         return _assign_blockwise(data, cast(tuple[slice, ...], within), value)
@@ -665,24 +615,13 @@ def _assign(data: da.Array, key: Any, value: Any) -> da.Array:
 
 def _split_as_value(data: da.Array, parts: tuple, value: da.Array, region: tuple) -> da.Array:
     """``data`` rechunked as the value along each axis that the key takes whole and
-    that the value splits in more blocks than ``data`` does.
-
-    Dask's setitem fits the value to ``data``'s blocks: ``log_prob[:, k] = v`` (an
-    ``(n, c)`` array made by ``empty``, in one or two blocks of Dask's choosing, and a
-    column ``v`` in the row blocks of the data it is computed from) gathers many
-    blocks of ``v`` into one task,
-    which waits for all of them and for what they are computed from: with several such
-    columns computed from one large input, the input's blocks (or each column's
-    intermediate blocks) wait in memory for the last column. Rechunked as the value,
-    the assignment is block by block and streams with it.
-    """
-    explicit = sum(p is not Ellipsis for p in parts)
-    whole: list[Any] = []
-    for p in parts:
-        whole.extend([slice(None)] * (data.ndim - explicit) if p is Ellipsis else [p])
-    whole += [slice(None)] * (data.ndim - len(whole))
-    kept = [a for a, p in enumerate(whole) if isinstance(p, slice)]  # the region's axes
-    if len(kept) != len(region):
+    that the value splits in more blocks than ``data`` does: Dask's setitem fits the
+    value to ``data``'s blocks, and ``log_prob[:, k] = v`` (``log_prob`` made by
+    ``empty``, ``v`` in the data's row blocks) gathered many blocks of ``v`` into one
+    task, the input's blocks waiting in memory for the last column."""
+    whole = _one_per_axis(parts, data.ndim)
+    kept = [a for a, p in enumerate(whole or ()) if isinstance(p, slice)]  # the region's axes
+    if whole is None or len(kept) != len(region):
         return data
     lead = len(region) - value.ndim
     chunks = {}
@@ -709,10 +648,9 @@ def _in_one_block(data: da.Array, parts: tuple, value: Any) -> bool:
 
 
 def _assign_in_one_block(data: da.Array, key: Any, value: Any) -> da.Array:
-    """``data[key] = value`` for ``data`` in one block (a small parameter assigned
-    element by element): one task that assigns into a copy of the block, as NumPy
-    does. Dask's setitem builds a graph of its own for each call, which a loop of
-    element writes pays at every write."""
+    """``data[key] = value`` for ``data`` in one block: one task that assigns into a copy
+    of the block. Dask's setitem builds a graph of its own, which a loop of element
+    writes (a small parameter) pays at every write."""
     from dask.base import tokenize
 
     def put(block: np.ndarray, v: Any) -> np.ndarray:
@@ -720,15 +658,11 @@ def _assign_in_one_block(data: da.Array, key: Any, value: Any) -> da.Array:
         out[key] = v
         return out
 
-    name = "setitem-" + tokenize(
-        data.name, key, value.name if isinstance(value, da.Array) else value
-    )
+    scalar = not isinstance(value, da.Array)
+    name = "setitem-" + tokenize(data.name, key, value if scalar else value.name)
     index = tuple(range(data.ndim))
-    if not isinstance(value, da.Array):
-        return da.blockwise(put, index, data, index, value, None, name=name, dtype=data.dtype,
-                            meta=data._meta)  # fmt: skip
     # (the value's axes are others than data's: its one block, whole, goes to the task)
-    value_index = tuple(range(data.ndim, data.ndim + value.ndim))
+    value_index = None if scalar else tuple(range(data.ndim, data.ndim + value.ndim))
     return da.blockwise(put, index, data, index, value, value_index, concatenate=True,
                         name=name, dtype=data.dtype, meta=data._meta)  # fmt: skip
 
@@ -736,10 +670,8 @@ def _assign_in_one_block(data: da.Array, key: Any, value: Any) -> da.Array:
 def _setitem_shallow(data: da.Array, key: Any, value: da.Array) -> da.Array:
     """``data[key] = value`` through Dask's setitem, without its copy of the value's
     whole graph: Dask's ``setitem_array`` materialises ``dict(value.dask)`` into the
-    new layer (dask/array/slicing.py), so that assigning a value derived from a long
-    computation costs the size of that computation, and each later assignment of the
-    same history again (``a[i, i] = v[i]`` in a loop: quadratic). The value is given
-    to Dask as one alias task per block; its own layers join the result's graph."""
+    new layer (dask/array/slicing.py): ``a[i, i] = v[i]`` in a loop was quadratic. The
+    value is given as one alias task per block; its own layers join the result's graph."""
     out = data.copy()
     out[key] = _graph.aliased(value)
     # (Dask's setitem merges the alias tasks into its own layer, which so reads the value)
@@ -763,9 +695,8 @@ def _fill(data: da.Array, value: Any) -> da.Array:
             )
             return da.broadcast_to(value, data.shape, chunks=chunks)
         return da.broadcast_to(value, data.shape).rechunk(data.chunks)
-    # block by block, each value block checked against its data block when computed
-    # (an unknown size may turn out to differ: x's shape never changes); an unknown axis
-    # whose blocks differ in number goes into one block in both, so that blocks pair
+    # block by block, each value block checked against its data block when computed; an
+    # unknown axis whose blocks differ in number goes into one block in both
     lead = data.ndim - value.ndim
     for i, size in enumerate(value.shape):
         a = lead + i
@@ -798,14 +729,11 @@ def _show(shape: tuple) -> str:
 def _assign_through_mask(
     data: da.Array, parts: tuple, position: int, value: Any, region: tuple
 ) -> da.Array:
-    """``data[..., mask, ...] = value`` for one boolean array among full slices.
-
-    The region has the mask's axes replaced by one axis of the selected elements;
-    ``value`` broadcasts to the region (NumPy's trailing alignment).
-    """
+    """``data[..., mask, ...] = value`` for one boolean array among full slices; the
+    region has the mask's axes replaced by one axis of the selected elements."""
     mask = parts[position]
     axis = _axis_of(parts, position, data.ndim)
-    k, trail = mask.ndim, data.ndim - _axis_of(parts, position, data.ndim) - mask.ndim
+    k, trail = mask.ndim, data.ndim - axis - mask.ndim
     if isinstance(mask, np.ndarray):
         mask = da.from_array(mask, chunks=data.chunks[axis : axis + k])
     condition = mask[(None,) * axis + (Ellipsis,) + (None,) * trail]
@@ -839,8 +767,7 @@ def _assign_through_mask(
 
 
 def _merge_axes(data: da.Array, axis: int, k: int) -> da.Array:
-    """Axes ``axis`` to ``axis + k`` (of known sizes) merged into one, in one chunk;
-    the other axes keep their chunks, of unknown size too."""
+    """Axes ``axis`` to ``axis + k`` (of known sizes) merged into one, in one chunk."""
     n = int(np.prod(data.shape[axis : axis + k]))
     data = data.rechunk({a: -1 for a in range(axis, axis + k)})
     return da.map_blocks(
@@ -854,8 +781,6 @@ def _split_axis(merged: da.Array, axis: int, sizes: tuple, chunks: tuple | None 
     """The inverse of :func:`_merge_axes`: axis ``axis`` split back into ``sizes`` (in
     one block, or rechunked to ``chunks``)."""
     sizes = tuple(int(s) for s in sizes)
-    if not sizes:  # (one element along the axis) the axis dropped
-        return merged[(slice(None),) * axis + (0,)]
     out = da.map_blocks(
         lambda block: block.reshape((*block.shape[:axis], *sizes, *block.shape[axis + 1 :])),
         merged.rechunk({axis: -1}),
@@ -867,9 +792,8 @@ def _split_axis(merged: da.Array, axis: int, sizes: tuple, chunks: tuple | None 
 
 def _scatter_with_offsets(data: da.Array, mask: da.Array, axis: int, value: da.Array) -> da.Array:
     """Per-element values through a 1-D mask: each block of ``data`` takes, from the
-    whole value (in one block), the run that starts after the earlier blocks'
-    selections (their counts summed lazily); a value of another length than the
-    selection fails when computed, as on CPU."""
+    whole value (in one block), the run after the earlier blocks' selections; a value
+    of another length than the selection fails when computed, as on CPU."""
     mask = mask.rechunk((data.chunks[axis],)) if not any(
         _unknown(c) for c in mask.chunks[0]
     ) else mask  # fmt: skip
@@ -927,10 +851,9 @@ def _assign_all_or_nothing(data: da.Array, mask: da.Array, value: da.Array) -> d
 
 
 def _scatter_blocks(data: da.Array, mask: da.Array, axis: int, value: da.Array) -> da.Array:
-    """Per-element values through a mask, block by block: ``value``'s selected axis
-    must come in one block per block of the mask (as ``f(data[mask])`` does); each
+    """Per-element values through a 1-D mask, block by block, where ``value``'s selected
+    axis comes in one block per block of the mask (as ``f(data[mask])`` does); each
     block's length is checked against the mask's count when computed."""
-    k = mask.ndim
     if not any(_unknown(c) for c in mask.chunks[0]) and not any(
         _unknown(c) for c in data.chunks[axis]
     ):  # the chunking of data[mask] (the mask's or the data's, as Dask aligned them)
@@ -938,19 +861,10 @@ def _scatter_blocks(data: da.Array, mask: da.Array, axis: int, value: da.Array) 
             if len(chunks) == value.numblocks[axis]:
                 mask = mask.rechunk((chunks,))
                 break
-    if k == 1 and value.numblocks[axis] != mask.numblocks[0]:
+    if value.numblocks[axis] != mask.numblocks[0]:
         # the value's blocks do not pair with the mask's (it is not an expression of
         # data[mask] block for block): its elements in one block, taken run by run
         return _scatter_with_offsets(data, mask, axis, value)
-    if k != 1:
-        raise ValueError(
-            "__setitem__: assigning per-element values through a mask on a lazy device "
-            "needs the values in one block per block of the mask (as from an expression "
-            f"of x[mask]); this value has {value.numblocks[axis]} blocks along the "
-            f"selected axis and the mask {mask.numblocks[0]}, with sizes unknown until "
-            "computed. Make the sizes known first (strict_array.known_sizes() or "
-            "strict_array.persist)."
-        )
     data = data.rechunk({axis: mask.chunks[0]})
     others = [i for i in range(data.ndim) if i != axis]
     value = value.rechunk({i: data.chunks[i] for i in others})

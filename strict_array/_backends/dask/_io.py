@@ -19,11 +19,8 @@ from ._compute import known_sizes, store
 
 
 class NpyFile:
-    """A ``.npy`` file seen as an array: each read maps just the requested region.
-
-    It pickles as its path, so Dask workers (also on a distributed cluster on
-    the same file system) open the file themselves instead of receiving data.
-    """
+    """A ``.npy`` file seen as an array: each read maps just the requested region. It
+    pickles as its path: Dask's workers open the file themselves, not receive data."""
 
     def __init__(self, path: str, mode: str = "r") -> None:
         self.path = path
@@ -52,8 +49,7 @@ def to_npy(data: da.Array, path: str) -> None:
 
 
 def from_zarr(source: Any, component: str | None, chunks: Any) -> da.Array:
-    kwargs = {} if chunks is None else {"chunks": chunks}
-    return da.from_zarr(source, component=component, **kwargs)
+    return da.from_zarr(source, component=component, chunks=chunks)  # (None: Zarr's chunks)
 
 
 def aligned_chunks(
@@ -61,12 +57,11 @@ def aligned_chunks(
 ) -> tuple[int, ...] | None:
     """Regular chunks whose boundaries all fall on the write grid ``write``, or None
     when ``chunks`` already does (each Dask chunk covers whole write chunks)."""
-    aligned = all(
+    if all(
         offset % w == 0
         for axis_chunks, w in zip(chunks, write)
         for offset in itertools.accumulate(axis_chunks[:-1])
-    )
-    if aligned:
+    ):
         return None
     # the largest chunk rounded to whole write chunks, so the bytes per task stay similar
     return tuple(
@@ -78,13 +73,9 @@ def aligned_chunks(
 def to_zarr(
     data: da.Array, target: Any, component: str | None, *, overwrite: bool, compute: bool
 ) -> Any:
-    """Write to a Zarr array with every Dask chunk covering whole Zarr chunks.
-
-    Two tasks writing parts of one Zarr chunk (or shard) race: each reads,
-    updates and writes back the whole chunk, and one update is lost
-    (dask/dask#12587). Dask's own ``to_zarr`` only warns when it cannot align to
-    an existing array; here the data are always re-chunked onto the write grid.
-    """
+    """Write to a Zarr array with every Dask chunk covering whole Zarr chunks (or shards):
+    two tasks writing parts of one race, and one update is lost (dask/dask#12587).
+    Dask's own ``to_zarr`` only warns where it cannot align to an existing array."""
     import zarr
 
     data = known_sizes(data)

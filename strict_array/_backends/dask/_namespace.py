@@ -46,6 +46,7 @@ from ._compute import (
     computed_block_ranges,
     counted,
     in_partner_blocks,
+    sized,
     sizes_asked,
 )
 from ._graph import (
@@ -60,12 +61,8 @@ from ._graph import (
 
 
 def with_index_length(out: da.Array, axis: int, index: da.Array) -> da.Array:
-    """Correct the reported shape of integer-array indexing along ``axis``.
-
-    Dask reports the input's size instead of the index's when the indexed axis
-    is one chunk and the index has length 1 (dask/dask#6709); the computed
-    blocks are right, so only the metadata is rebuilt.
-    """
+    """``out`` with the index's length along ``axis``: Dask reports the input's size
+    when the axis is one chunk and the index has length 1 (dask/dask#6709)."""
     n = index.shape[0]
     if n != n or out.shape[axis] == n or out.numblocks[axis] != 1:
         return out
@@ -83,7 +80,12 @@ def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Ar
         # an argsort's result: x sorted by the same buckets (a take pairs every block)
         return _sorting.take_in_order(x, order)
     if x.ndim == 1 and not unknown(x.shape[0]) and not any(map(unknown, indices.shape)):
-        ranges = _ranges_to_route_by(x, indices) if sizes_asked() else None
+        asked = sizes_asked()
+        # the index's blocks' bounds: noted or made here, else (both in several blocks)
+        # computed in one pass over the index
+        ranges = block_ranges(indices) if asked else None
+        if ranges is None and asked and x.numblocks[0] > 1:
+            ranges = computed_block_ranges(indices)
         routed = None if ranges is None else _take_by_known(x, indices, ranges)
         if routed is not None:
             return routed
@@ -99,27 +101,12 @@ def take(x: da.Array, indices: da.Array, /, *, axis: int | None = None) -> da.Ar
     return with_index_length(compat.take(x, indices, axis=axis), axis, indices)  # type: ignore[attr-defined]
 
 
-def _ranges_to_route_by(x: da.Array, index: da.Array) -> np.ndarray | None:
-    """The bounds of each block of ``index`` for a take from a 1-D ``x`` to route by
-    (:func:`_take_by_known`): noted or made in this process (:func:`block_ranges`), else,
-    where both are in several blocks, computed in one pass over the index. Dask's take
-    by a lazy index pairs every block of the index with every block of ``x`` and holds
-    all of ``x`` (a multinomial loss takes ``ravel(raw_prediction)`` by
-    ``y + n_classes * arange(n)``)."""
-    ranges = block_ranges(index)
-    if ranges is None and x.numblocks[0] > 1:
-        ranges = computed_block_ranges(index)
-    return ranges
-
-
 def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array | None:
-    """``x[index]`` for a 1-D ``x`` and checked indices whose blocks' least and greatest
-    values are known (:func:`block_ranges`): each block of the result gathers from the
-    blocks of ``x`` between them. A curve takes the cumulative sums and the sorted
-    scores by ``nonzero(diff(scores))``, as long as the data: Dask's take by a
-    lazy index pairs every block of the index with every block of ``x``, and holds all
-    of ``x`` until the last block of the index. None where the blocks of the index
-    would each reach most of ``x`` (indices in no order): Dask's take, then."""
+    """``x[index]`` for a 1-D ``x`` and checked indices whose blocks' bounds are known
+    (:func:`block_ranges`): each block gathers from the blocks of ``x`` between them.
+    Dask's take by a lazy index pairs every block of the index with every block of ``x``
+    and holds all of ``x`` (a curve's take by ``nonzero(diff(scores))``). None where the
+    index's blocks would each reach most of ``x``: Dask's take, then."""
     from dask.base import tokenize
 
     offsets = np.cumsum((0, *x.chunks[0]))
@@ -149,10 +136,8 @@ def _take_by_known(x: da.Array, index: da.Array, ranges: np.ndarray) -> da.Array
 def _made_from_data(index: da.Array, most: int = 4) -> dict[Any, list[Any]]:
     """For each block of ``index`` made by at most ``most`` tasks from data alone (a
     kept ``nonzero``'s mask, and a ``concat`` of it), those tasks, to fuse into the
-    gather of that block. Apart, Dask's order runs them late: the cumulative sums and
-    the sorted scores a take gathers from wait for them, nearly all of both in memory. The
-    data may be on a cluster's workers.
-    No entry for a block made from anything else: its gather waits for it."""
+    gather of that block: apart, Dask's order runs them late, and what a take gathers
+    from waits for them in memory. No entry for a block made from anything else."""
     raw, graph = tasks_of(index)
     out: dict[Any, list[Any]] = {}
     for key in block_keys_of(index):
@@ -185,21 +170,14 @@ def checked_index(index: Any, size: float, axis: int) -> Any:
     ``[-size, size)`` raises NumPy's IndexError (when built for a NumPy index,
     when computed for a Dask one)."""
     if isinstance(index, np.ndarray):
-        if index.size and not unknown(size):
-            bad = index[(index < -size) | (index >= size)]
-            if bad.size:
-                raise IndexError(
-                    f"index {bad.flat[0]} is out of bounds for axis {axis} with size {int(size)}"
-                )
-            return np.where(index < 0, index + int(size), index).astype(np.int64)
-        return index
+        return _in_bounds(index, size, axis) if index.size and not unknown(size) else index
     order = _sorting.order_of(index)
     if unknown(size) or (order is not None and order.x.shape[0] <= size):
         return index  # (an argsort's positions are in bounds)
     ranges = block_ranges(index) if sizes_asked() else None
     if ranges is not None:
-        # its values are here (a consumer's nonzero, kept): in bounds, it stays itself,
-        # so that a take can route by them (_take_by_known); else checked as any other
+        # its values are here (a kept nonzero): in bounds, it stays itself, so that a
+        # take can route by them (_take_by_known)
         filled = ranges[ranges[:, 0] <= ranges[:, 1]]
         if not filled.size or (filled[:, 0].min() >= 0 and filled[:, 1].max() < size):
             return index
@@ -207,16 +185,17 @@ def checked_index(index: Any, size: float, axis: int) -> Any:
         # (a known number of indices) every index is out of bounds; an unknown number
         # (nonzero of an empty array: none) is data, checked when computed
         raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+    return da.map_blocks(_in_bounds, index, size, axis, dtype=np.int64)
 
-    def check(block: np.ndarray) -> np.ndarray:
-        bad = block[(block < -size) | (block >= size)]
-        if bad.size:
-            raise IndexError(
-                f"index {bad.flat[0]} is out of bounds for axis {axis} with size {int(size)}"
-            )
-        return np.where(block < 0, block + size, block).astype(np.int64)
 
-    return da.map_blocks(check, index, dtype=np.int64)
+def _in_bounds(index: np.ndarray, size: float, axis: int) -> np.ndarray:
+    """``index`` with negative entries wrapped, or NumPy's IndexError for one outside."""
+    bad = index[(index < -size) | (index >= size)]
+    if bad.size:
+        raise IndexError(
+            f"index {bad.flat[0]} is out of bounds for axis {axis} with size {int(size)}"
+        )
+    return np.where(index < 0, index + int(size), index).astype(np.int64)
 
 
 def _checked_take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> da.Array:
@@ -258,10 +237,9 @@ def _searchsorted(
     if x2.ndim == 0:
         return _searchsorted(x1, x2.reshape((1,)), side=side).reshape(())
     # x1's blocks are consecutive runs of one sorted array, so an insertion index in x1
-    # is the sum of the insertion indices in its blocks: every pair of blocks searched by
-    # NumPy, summed over x1's blocks. Unlike Dask's searchsorted (offsets from x1's
-    # sizes, which may be unknown, and a wrong shape for an empty block of x2), this
-    # needs no size and no block of x1 beside another.
+    # is the sum of the insertion indices in its blocks. Unlike Dask's searchsorted
+    # (offsets from x1's sizes, which may be unknown, and a wrong shape for an empty
+    # block of x2), this needs no size and no block of x1 beside another.
     index = tuple(range(1, x2.ndim + 1))
     found = da.blockwise(
         _searched_in_block, (0, *index), x1, (0,), x2, index, side=side, dtype=np.intp,
@@ -393,8 +371,7 @@ def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Arra
     if isinstance(repeats, da.Array):
         return _repeat_counts(x, repeats, axis)
     if any(unknown(s) for s in x.shape):
-        # Dask's repeat needs the sizes (along the axis, and elsewhere to join its
-        # pieces); repeating each element is block by block
+        # Dask's repeat needs the sizes; repeating each element is block by block
         n = int(repeats)
         chunks = tuple(
             tuple(c * n for c in cs) if i == axis else cs for i, cs in enumerate(x.chunks)
@@ -412,14 +389,10 @@ def _repeat_counts(x: da.Array, repeats: da.Array, axis: int) -> da.Array:
     chunks = tuple((np.nan,) * len(c) if i == axis else c for i, c in enumerate(x.chunks))
     if repeats.ndim == 0 or repeats.shape[0] == 1:  # one count for all, in one block that
         # every block of x pairs with (also along an axis of unknown size)
-        one = repeats.reshape((1,) * x.ndim)
-        return da.map_blocks(
-            lambda block, c: np.repeat(block, int(c.ravel()[0]), axis=axis), x, one,
-            chunks=chunks, dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype),
-        )  # fmt: skip
-    repeats = repeats.rechunk((x.chunks[axis],))
-    # the counts as an array of x's rank (size 1 off the axis), so that blocks pair up
-    counts = repeats.reshape((1,) * axis + (-1,) + (1,) * (x.ndim - axis - 1))
+        counts = repeats.reshape((1,) * x.ndim)
+    else:  # an array of x's rank (size 1 off the axis), so that blocks pair up
+        counts = repeats.rechunk((x.chunks[axis],))
+        counts = counts.reshape((1,) * axis + (-1,) + (1,) * (x.ndim - axis - 1))
     return da.map_blocks(
         lambda block, c: np.repeat(block, c.ravel(), axis=axis), x, counts,
         chunks=chunks, dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype),
@@ -434,8 +407,7 @@ def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
         return x
     if not any(unknown(s) for s in x.shape):
         return compat.roll(x, shift, axis=axis)  # type: ignore[attr-defined]
-    # Dask's roll concatenates pieces, which unknown sizes refuse: each rolled axis in
-    # one block, rolled by NumPy
+    # Dask's roll concatenates, which unknown sizes refuse: each axis in one block
     if axis is None:  # the flattened array: all in one block
         return da.map_blocks(lambda b: np.roll(b, shift), whole_axes(x), dtype=x.dtype)
     axes = axis if isinstance(axis, tuple) else (axis,)
@@ -448,9 +420,8 @@ def _roll(x: da.Array, /, shift: Any, *, axis: Any = None) -> da.Array:
 
 def _nonzero(x: da.Array, /) -> tuple[da.Array, ...]:
     """``nonzero`` that also takes unknown sizes (Dask's numbers the elements with
-    ``arange`` over the size): NumPy's ``nonzero`` of the whole array in one block, one
-    task for all its results, their sizes unknown. A 1-D array in several blocks, where
-    sizes are asked for: :func:`_nonzero_of_kept_mask`."""
+    ``arange`` over the size): NumPy's of the whole array in one task. A 1-D array in
+    several blocks, where sizes are asked for: :func:`_nonzero_of_kept_mask`."""
     if x.ndim == 1 and x.numblocks[0] > 1 and not unknown(x.shape[0]) and sizes_asked():
         return (_nonzero_of_kept_mask(x),)
     if not any(unknown(s) for s in x.shape):
@@ -462,11 +433,9 @@ def _nonzero(x: da.Array, /) -> tuple[da.Array, ...]:
 
 def _nonzero_of_kept_mask(x: da.Array) -> da.Array:
     """``nonzero(x)[0]`` of a 1-D ``x``, its sizes known: the mask ``x != 0`` is kept
-    (:func:`._compute.counted`: one pass), and each block of indices is made from its
-    block of the mask when needed. The mask takes a byte an element where the indices
-    take eight: a curve keeps ``nonzero(diff(sorted scores))``, as long as the data
-    when the scores are distinct.
-    The blocks' bounds are known (each block's positions), for a take to route by."""
+    (:func:`._compute.counted`: one pass), a byte an element where the indices take
+    eight, and each block of indices made from it when needed. The blocks' bounds are
+    noted (each block's positions), for a take to route by."""
     kept, counts = counted(x != 0)
     starts = np.cumsum((0, *x.chunks[0][:-1]))
 
@@ -481,18 +450,6 @@ def _nonzero_of_kept_mask(x: da.Array) -> da.Array:
         out, np.stack([np.where(filled, starts, 0), np.where(filled, stops, -1)], axis=1)
     )
     return out
-
-
-def _along_whole_axis(func: Any) -> Any:
-    """``sort`` or ``argsort`` with unknown sizes: the axis in one block first (the
-    function rechunks it, which unknown sizes refuse)."""
-
-    def call(x: da.Array, /, *, axis: int = -1, **kwargs: Any) -> da.Array:
-        if any(unknown(s) for s in x.shape):
-            x = whole_axis(x, axis)
-        return func(x, axis=axis, **kwargs)
-
-    return call
 
 
 def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
@@ -512,8 +469,7 @@ def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
     if all(r == 1 for r in reps):
         return x
     if any(unknown(s) for s in x.shape):
-        # Dask's tile concatenates, which unknown sizes refuse: each repeated axis in
-        # one block, tiled by NumPy
+        # Dask's tile concatenates, which unknown sizes refuse: each axis in one block
         for axis, r in enumerate(reps):
             if r > 1:
                 x = whole_axis(x, axis)
@@ -535,9 +491,8 @@ def _tile(x: da.Array, repetitions: Any, /) -> da.Array:
 def _tile_axis(x: da.Array, axis: int, r: int) -> da.Array:
     """``x`` repeated ``r`` times along ``axis``, with known sizes. Dask's ``tile``
     concatenates ``r`` copies, each its blocks: ``xp.tile(y_mean, (n,))`` of a scalar
-    makes one task per sample. An axis
-    in one block is instead broadcast along a new axis before it, in blocks of as many
-    whole copies as fit a chunk, and the two axes merged."""
+    made one task per sample. An axis in one block is instead broadcast along a new
+    axis before it, in blocks of as many whole copies as fit a chunk, and merged."""
     if x.numblocks[axis] > 1:  # a long axis: its copies are blocks enough
         return da.concatenate([x] * r, axis=axis)
     m = x.shape[axis]
@@ -556,8 +511,7 @@ def _tile_axis(x: da.Array, axis: int, r: int) -> da.Array:
 
     def remake(chunks: tuple) -> da.Array:
         # in blocks of whole copies (``xp.tile(quantile, (n, 1))`` met with a target's
-        # rows): broadcast again; rechunked, the copies' pieces would all be made at
-        # once and wait for their rows
+        # rows): broadcast again; rechunked, the copies' pieces would wait for their rows
         others = chunks[:axis] + chunks[axis + 1 :]
         if (
             m == 0
@@ -571,10 +525,9 @@ def _tile_axis(x: da.Array, axis: int, r: int) -> da.Array:
 
 
 def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
-    """Block by block with the CPU's kernel (IEEE products: Dask's ``np.tensordot`` of
-    blocks that contract one element gave 0 for ``0 * inf``, numpy/numpy#14788), the
-    blocks' partial results summed along the contracted axes as Dask's own does; the
-    promoted dtype kept (Dask sums small integers in int64)."""
+    """Block by block with the CPU's kernel (Dask's ``np.tensordot`` of blocks that
+    contract one element gave 0 for ``0 * inf``, numpy/numpy#14788), partial results
+    summed as Dask's own does, in the promoted dtype (Dask sums small integers in int64)."""
     from ..numpy import contracted_axes
     from ..numpy import tensordot as kernel
 
@@ -591,25 +544,29 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
         return kernel(a, b, axes=(left, right)).astype(dtype, copy=False)  # type: ignore[no-any-return]
 
     if left and all(x1.numblocks[a] == 1 and x2.numblocks[b] == 1 for a, b in zip(left, right)):
-        # one block along every contracted axis (X @ W, W of a few columns): each output
-        # block is one product, fused with what uses it; summed as a reduction of one
-        # piece, it was copied twice in tasks of their own, which a cluster's workers
-        # kept in memory apart from their consumers (Nystroem: 1 GiB of products on a worker).
-        # Not concatenated: Dask fuses a Blockwise layer only into one of the same
-        # ``concatenate``, and element-wise layers have None; each operand then comes as
-        # its one block in a list per contracted axis (GaussianMixture's E-step
-        # ``X @ prec_chol - mu @ prec_chol``: the products waited on a cluster's workers)
+        # one block along every contracted axis (X @ W): each output block is one
+        # product, fused with what uses it (summed as a reduction of one piece, it was
+        # copied in tasks of their own, which a cluster's workers kept: Nystroem). Not
+        # concatenated: Dask fuses a Blockwise layer only into one of the same
+        # ``concatenate``, and element-wise layers have None (GaussianMixture's E-step)
         contracted = {index1[a] for a in left}
         kept = tuple(i for i in out_index if i not in contracted)
         meta = np.empty((0,) * len(kept), dtype)
-        carrier = _one_block_index(kept, (x1, index1), (x2, tuple(index2)))
+        carrier = next(
+            (
+                (label, chunks)
+                for x, index in ((x1, index1), (x2, index2))
+                for label, chunks in zip(index, x.chunks)
+                if label in kept and len(chunks) == 1
+            ),
+            None,
+        )  # (an output index whose axis is one block, and that axis' chunks)
         if carrier is not None:
             # Dask fuses into a Blockwise layer only what it takes along its output's
-            # indices (``_optimize_blockwise``: "Don't allow reductions to proceed"), so
-            # the kernel ``exp(...)`` of ``exp(...) @ W`` was a task of its own, waiting
-            # for the product on a cluster's workers (Nystroem). Each contracted axis is
-            # one block: it takes the index of an output axis of one block, which names
-            # the same (only) block, and the operands' work fuses into the product
+            # indices (``_optimize_blockwise``): ``exp(...)`` of ``exp(...) @ W`` was a
+            # task of its own (Nystroem). Each contracted axis, one block, takes the index
+            # of an output axis of one block, which names the same block: the operands'
+            # work fuses into the product
             label, chunks = carrier
             i1 = tuple(label if i in contracted else i for i in index1)
             i2 = tuple(label if i in contracted else i for i in index2)
@@ -638,26 +595,13 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     return da.sum(partial, axis=tuple(left), dtype=dtype) if left else partial
 
 
-def _one_block_index(
-    kept: tuple[int, ...], *operands: tuple[da.Array, tuple[int, ...]]
-) -> tuple[int, tuple[float, ...]] | None:
-    """An output index whose axis is one block, and that axis' chunks; or None."""
-    for x, index in operands:
-        for label, chunks in zip(index, x.chunks):
-            if label in kept and len(chunks) == 1:
-                return label, chunks
-    return None
-
-
 def _contracted_blocks_alike(x1: da.Array, x2: da.Array) -> tuple[da.Array, da.Array]:
     """The smaller operand given the larger's blocks along the contracted axis.
 
-    Dask pairs the contracted axis' blocks by splitting both operands to a common
-    refinement: a large input met with a small operand of finer blocks (``w.T @ x``,
-    ``w`` derived from ``x`` through blocks split by broadcasting) was re-split, and
-    read once more for each piece. Merging the small operand's blocks costs little;
-    between operands of like sizes (``x[1:].T @ x[:-1]``) Dask's refinement stays,
-    as merging blocks of one large operand would read each of its blocks twice."""
+    Dask splits both operands to a common refinement: a large input met with a small
+    operand of finer blocks (``w.T @ x``) was re-split, and read again for each piece.
+    Between operands of like sizes (``x[1:].T @ x[:-1]``) Dask's refinement stays:
+    merging blocks of a large operand would read each of its blocks twice."""
     axis2 = x2.ndim - 2 if x2.ndim > 1 else 0
     c1, c2 = x1.chunks[-1], x2.chunks[axis2]
     if c1 == c2 or any(map(unknown, c1 + c2 + x1.shape + x2.shape)) or not (x1.ndim and x2.ndim):
@@ -685,11 +629,10 @@ def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
     # makes them, adds a placeholder string block into the sum when computed)
     x1, x2 = _contracted_blocks_alike(without_empty_blocks(x1), without_empty_blocks(x2))
     if (x1.ndim <= 2 and x2.ndim <= 2) or 1 in (x1.ndim, x2.ndim):
-        # no stacks paired: one blockwise product, which Dask fuses with the layers that
-        # make an operand's blocks. Dask's matmul indexes a vector with None first, a
-        # layer that does not fuse: ``X.T @ ones(n)`` beside ``X.T @ y`` then made its
-        # ones in tasks of their own, which Dask's order ran after every other product
-        # of ``X.T``'s blocks, all of them in memory until then (RidgeCV: the whole input)
+        # no stacks paired: one blockwise product, fused with the layers that make an
+        # operand's blocks. Dask's matmul indexes a vector with None first, a layer that
+        # does not fuse: the ones of ``X.T @ ones(n)`` were made last, every product of
+        # ``X.T``'s blocks in memory until then (RidgeCV: the whole input)
         return _tensordot(x1, x2, axes=([x1.ndim - 1], [max(x2.ndim - 2, 0)]))
     out = compat.matmul(x1, x2)  # type: ignore[attr-defined]
     dtype = np.result_type(x1.dtype, x2.dtype)
@@ -699,8 +642,6 @@ def _matmul(x1: da.Array, x2: da.Array, /) -> da.Array:
 def _sizes_as_asked(func: Any) -> Any:
     """A function whose results may have data-dependent sizes: known at once where
     ``strict_array.known_sizes`` asks for it."""
-    from ._compute import sized
-
     return lambda *args, **kwargs: sized(func(*args, **kwargs))
 
 
@@ -709,22 +650,12 @@ def _where(condition: da.Array, x1: Any, x2: Any, /) -> da.Array:
     return compat.where(*paired_unknown_blocks(condition, x1, x2))  # type: ignore[attr-defined]
 
 
-def _clip(x: da.Array, /, min: Any = None, max: Any = None) -> da.Array:
-    # array_api_compat broadcasts the bounds with np.broadcast_shapes, which refuses
-    # unknown (NaN) sizes; element-wise maximum/minimum broadcast them themselves
-    x, min, max = paired_unknown_blocks(x, min, max)
-    out = x if min is None else da.maximum(x, min)
-    out = out if max is None else da.minimum(*paired_unknown_blocks(out, max))
-    return out.astype(x.dtype)
-
-
 def _stack(arrays: Any, /, *, axis: int = 0) -> da.Array:
-    # Dask compares the shapes, and NaN equals nothing: arrays of the same unknown
-    # sizes (chunk for chunk) are stacked block by block instead
+    # Dask compares the shapes, and NaN equals nothing: block by block instead
     arrays = list(arrays)
     if not any(unknown(s) for a in arrays for s in a.shape):
         return da.stack(arrays, axis=axis)
-    arrays = _paired_blocks("stack", arrays)
+    arrays = _paired_blocks(arrays)
     first = arrays[0].chunks
     axis %= arrays[0].ndim + 1
     return da.map_blocks(
@@ -734,12 +665,11 @@ def _stack(arrays: Any, /, *, axis: int = 0) -> da.Array:
     )  # fmt: skip
 
 
-def _paired_blocks(name: str, arrays: list[da.Array], skip: int | None = None) -> list[da.Array]:
-    """Arrays of unknown sizes joined block by block (Dask compares the sizes, and NaN
-    equals nothing): known axes rechunked as the first array's; along unknown ones
-    the blocks paired (:func:`pair_blocks`: one block where selections by different
-    masks may split alike sizes differently), all but axis ``skip``. Sizes that
-    differ fail when computed, as NumPy's join of the blocks."""
+def _paired_blocks(arrays: list[da.Array], skip: int | None = None) -> list[da.Array]:
+    """Arrays of unknown sizes, to join block by block (Dask compares the sizes, and NaN
+    equals nothing): known axes rechunked as the first array's, along unknown ones
+    (all but ``skip``) the blocks paired (:func:`pair_blocks`). Sizes that differ fail
+    when computed, as NumPy's join of the blocks."""
     first = arrays[0]
     out = [first]
     for a in arrays[1:]:
@@ -767,9 +697,8 @@ def _concat(arrays: Any, /, *, axis: int | None = 0) -> da.Array:
         if any(noted_block_ranges(a) is not None for a in arrays):
             _join_block_ranges(out, arrays)
         return out
-    # Dask refuses unknown sizes off the axis: each array's axis in one block, and the
-    # blocks joined one by one
-    arrays = [whole_axis(a, axis) for a in _paired_blocks("concat", arrays, skip=axis)]
+    # Dask refuses unknown sizes off the axis: each array's axis in one block, joined
+    arrays = [whole_axis(a, axis) for a in _paired_blocks(arrays, skip=axis)]
     dtype = np.result_type(*arrays)
     chunks = list(arrays[0].chunks)
     chunks[axis] = (sum(a.shape[axis] for a in arrays),)
@@ -783,10 +712,9 @@ def _concat(arrays: Any, /, *, axis: int | None = 0) -> da.Array:
 
 def _join_block_ranges(out: da.Array, arrays: list[da.Array]) -> None:
     """Note the bounds of ``out``'s blocks, a ``concat`` of 1-D integer ``arrays`` one of
-    which has its bounds noted (a kept ``nonzero``): each part's, noted or computed
-    from values here (:func:`block_ranges`: thresholds joined with ``[n - 1]``). On a
-    cluster, where the kept mask is on the workers and nothing is
-    computed here, the take by the thresholds then gathers by blocks too."""
+    which has its bounds noted (a kept ``nonzero``), from each part's
+    (:func:`block_ranges`: thresholds joined with ``[n - 1]``), so that a take by them
+    gathers by blocks, also on a cluster."""
     if out.dtype.kind not in "iu" or not sizes_asked():
         return
     parts = [block_ranges(a) for a in arrays]
@@ -801,12 +729,10 @@ def _join_block_ranges(out: da.Array, arrays: list[da.Array]) -> None:
 
 
 def _diff(x: da.Array, /, *, axis: int = -1, n: int = 1, **ends: Any) -> da.Array:
-    # Dask's diff subtracts x[:-1] from x[1:], whose blocks do not line up: both are cut
-    # at each other's boundaries (blocks of one element between), and what multiplies
-    # the result (an average precision: diff(recall) * precision[:-1]) is rechunked to
-    # them, and waits in memory. Here each block is differenced with the
-    # first element of the next: the result keeps x's blocks (the last one shorter).
-    # Along an unknown size (which Dask slices by), the axis in one block.
+    # Dask's diff subtracts x[:-1] from x[1:], whose blocks do not line up: what
+    # multiplies the result (diff(recall) * precision[:-1]) is rechunked to their cuts
+    # and waits in memory. Here each block is differenced with the first element of
+    # the next, in x's blocks. Along an unknown size (which Dask slices by), one block.
     axis %= x.ndim
     if n == 0:
         return compat.diff(x, axis=axis, n=n, **ends)  # type: ignore[attr-defined]
@@ -856,9 +782,8 @@ def _diff_with_next(
 
 def _vecdot(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
     # array_api_compat broadcasts both operands first (refusing unknown sizes) and
-    # multiplies stacks of 1x1 matrices; a product and a sum along the axis is the
-    # same dot product (in the operands' promoted dtype) and keeps unknown sizes; each
-    # operand's own axis moved last first, as NumPy's vecdot counts it per operand
+    # multiplies stacks of 1x1 matrices; a product and a sum along the axis (each
+    # operand's own, as NumPy's vecdot counts it) is the same and keeps unknown sizes
     dtype = np.result_type(x1.dtype, x2.dtype)
     x1, x2 = (da.moveaxis(x, axis % x.ndim, -1) for x in (x1, x2))
     x1, x2 = paired_unknown_blocks(x1, x2)
@@ -866,8 +791,8 @@ def _vecdot(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
 
 
 def _transformed_known(name: str, x: da.Array, along: Any) -> None:
-    """Refuse a transform (or shift) along an axis whose size is unknown until computed:
-    its length is the transform's, and Dask's own fails with its raw error."""
+    """Refuse a transform (or shift) along an axis of unknown size, its length (Dask's
+    own fails with its raw error)."""
     for a in sorted(along):
         if unknown(x.shape[a]):
             raise ValueError(
@@ -878,9 +803,8 @@ def _transformed_known(name: str, x: da.Array, along: Any) -> None:
 
 def _single_chunk_fft(name: str, func: Any, numpy: Any) -> Any:
     """Dask transforms only along single-chunk axes: gather those axes first (lazily).
-    A transform of length 0 (an empty axis, or ``n`` or ``s`` of 0, or the default
-    ``n`` of ``irfft`` over one element) raises NumPy's error when built, as on CPU
-    (Dask's only when computed): NumPy's function of a small array of those lengths."""
+    A transform of length 0 (an empty axis, ``n`` or ``s`` of 0, ``irfft``'s default
+    ``n`` over one element) raises NumPy's error when built, as on CPU."""
     multi = name.endswith("n")
 
     def apply(x: da.Array, /, **kwargs: Any) -> da.Array:
@@ -908,9 +832,8 @@ def _single_chunk_fft(name: str, func: Any, numpy: Any) -> Any:
 
 
 def _shift(name: str, func: Any) -> Any:
-    """``fftshift`` or ``ifftshift``: Dask's own cuts and concatenates, which it refuses
-    where another axis's size is unknown; then NumPy's shift of each block, the shifted
-    axes gathered in one."""
+    """``fftshift`` or ``ifftshift``; where a size is unknown (Dask's own concatenates,
+    which it refuses), NumPy's shift of each block, the shifted axes in one."""
 
     def shift(x: da.Array, /, *, axes: Any = None) -> da.Array:
         along = set(range(x.ndim) if axes is None else normalize_axis_tuple(axes, x.ndim))
@@ -937,9 +860,8 @@ def _checked_frequencies(func: Any, numpy: Any) -> Any:
 
 
 def _pow(x1: Any, x2: Any, /) -> da.Array:
-    """``pow``; an integer array to a negative integer scalar power fails in NumPy for
-    each element, so when computed and only for non-empty blocks, as on CPU: Dask's
-    own fails when it builds the expression, with a TypeError, for empty arrays too."""
+    """``pow``; an integer array to a negative integer power fails when computed, for
+    non-empty blocks, as on CPU (Dask's own fails when built, for empty arrays too)."""
     if (
         isinstance(x1, da.Array) and x1.dtype.kind in "iu"
         and type(x2) is int and x2 < 0
@@ -951,15 +873,10 @@ def _pow(x1: Any, x2: Any, /) -> da.Array:
     return da.core.elemwise(power, x1, x2)  # (its dtype NumPy's, inferred by Dask)
 
 
-def _from_dlpack(x: Any, /, **kwargs: Any) -> da.Array:
-    return da.from_array(np.from_dlpack(x, **kwargs))
-
-
 def build_namespace() -> types.SimpleNamespace:
     ns = types.SimpleNamespace(**{k: v for k, v in vars(compat).items() if not k.startswith("__")})
     ns.take_along_axis = _take_along_axis
     ns.pow = _pow
-    ns.from_dlpack = _from_dlpack
     ns.fft = types.SimpleNamespace(
         **{k: v for k, v in vars(compat.fft).items() if not k.startswith("__")}  # type: ignore[attr-defined]
     )
@@ -982,26 +899,22 @@ def build_namespace() -> types.SimpleNamespace:
     ns.eye = _eye
     ns.arange = _arange
     ns.linspace = _linspace
-    ns.repeat = _repeat
+    ns.repeat = _sizes_as_asked(_repeat)
     ns.roll = _roll
     ns.tensordot = _tensordot
     ns.tile = _tile
-    ns.nonzero = _nonzero
+    ns.nonzero = _sizes_as_asked(_nonzero)
     for name in ("unique_all", "unique_counts", "unique_inverse", "unique_values"):
-        setattr(ns, name, getattr(_set, name))
-    for name in ("nonzero", "unique_all", "unique_counts", "unique_inverse", "unique_values",
-                 "repeat"):  # fmt: skip
-        setattr(ns, name, _sizes_as_asked(getattr(ns, name)))
+        setattr(ns, name, _sizes_as_asked(getattr(_set, name)))
     ns.take = _checked_take
-    ns.sort = _sorting.sort_or_argsort(_along_whole_axis(compat.sort), indices=False)  # type: ignore[attr-defined]
-    ns.argsort = _sorting.sort_or_argsort(_along_whole_axis(compat.argsort), indices=True)  # type: ignore[attr-defined]
+    ns.sort = _sorting.sort_or_argsort(compat.sort, indices=False)  # type: ignore[attr-defined]
+    ns.argsort = _sorting.sort_or_argsort(compat.argsort, indices=True)  # type: ignore[attr-defined]
     for name in _reductions.REDUCTIONS:
         setattr(ns, name, _reductions.reduction(name))
     for name in _reductions.NAN_REDUCTIONS:
         setattr(ns, name, _reductions.nan_reduction(name))
     for name in REARRANGING:
         setattr(ns, name, keeping_constant(getattr(ns, name)))
-    ns.clip = _clip
     ns.where = _where
     ns.flip = flip
     ns.stack = _stack
@@ -1028,10 +941,8 @@ def build_namespace() -> types.SimpleNamespace:
 
 
 def declared(out: Any) -> Any:
-    """``out`` (an array, or a tuple of them) with its metadata declared to the planner
-    (:func:`._graph.declare`): strict_array vouches for the arrays it returns. Each is
-    built on the values kept so far (:func:`._keep.track`): a new array where some of its
-    graph is kept."""
+    """``out`` (an array, or a tuple of them) declared (:func:`._graph.declare`), each
+    built on the values kept so far (:func:`._keep.track`)."""
     if isinstance(out, da.Array):
         _graph.declare(out)
         return _keep.track(out)

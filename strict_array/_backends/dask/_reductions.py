@@ -1,28 +1,24 @@
 """Reductions on Dask where Dask's own are wrong or refuse.
 
-- ``axis=()`` (nothing to reduce: Dask still reduces) and empty arrays (Dask's
-  placeholders for empty blocks give wrong shapes, or errors for max and min)
-  need no cross-block work: each block, or the empty array, goes through NumPy.
-- Over axes of unknown (data-dependent) size, which may hold empty blocks:
-  max and min reduce each block from an identity and count the elements (no
-  element at all is NumPy's error, raised when computed); argmax and argmin
-  combine each block's best value and index with the blocks' lengths, which
-  Dask's own arg-reductions take from the (unknown) chunk sizes.
-- argmax and argmin over a whole n-d array keep the first of equal values (Dask's
-  flat arg-reduction can pick a later one): they run over the flattened array.
-- Cumulative sums and products over blocks that may be empty (unknown sizes, or
-  known empty blocks): Dask carries the last element of each block's result to the
-  next, which an empty block does not have, so the carry is lost (wrong values for
-  unknown sizes, an error for known empty blocks); and with unknown sizes on other
-  axes its scan fails. Each block is scanned alone and offset by the total of the
-  blocks before it.
-- Variance and standard deviation over blocks that may be empty: Dask combines the
-  blocks' moments weighting each block's mean by its count, and an empty block's
-  mean is NaN (0 x NaN is NaN: a wrong NaN result, dask/dask#3906). Two passes
-  instead, as NumPy: the mean, then the squared deviations from it.
-- The NaN-skipping reductions (NumPy's, beyond the standard) are built on the
-  reductions above, with NaN replaced as NumPy replaces it: Dask's own fail on
-  unknown sizes, and its ``nancumsum`` over them returned a wrong number of elements.
+- ``axis=()`` (Dask still reduces) and empty arrays (Dask's placeholders for empty
+  blocks give wrong shapes, or errors for max and min): each block, or the empty
+  array, goes through NumPy.
+- Over axes of unknown size, which may hold empty blocks: max and min reduce each
+  block from an identity and count the elements (none at all: NumPy's error, when
+  computed); argmax and argmin combine each block's best value and index with the
+  blocks' lengths, which Dask's own take from the (unknown) chunk sizes.
+- argmax and argmin over a whole n-d array run over the flattened array: Dask's flat
+  arg-reduction can pick a later one of equal values.
+- Cumulative sums and products over blocks that may be empty: Dask carries the last
+  element of each block's result to the next, which an empty block does not have
+  (wrong values for unknown sizes, an error for known empty blocks), and its scan
+  fails on unknown sizes on other axes. Each block is scanned alone and offset by the
+  total of the blocks before it.
+- Variance and standard deviation over blocks that may be empty: Dask weights each
+  block's mean by its count, and an empty block's mean is NaN (dask/dask#3906). Two
+  passes instead, as NumPy: the mean, then the squared deviations from it.
+- The NaN-skipping reductions (NumPy's) are built on the reductions above: Dask's own
+  fail on unknown sizes, and its ``nancumsum`` over them gave a wrong number of elements.
 """
 
 from __future__ import annotations
@@ -30,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 import array_api_compat.dask.array as compat
+import array_api_compat.numpy as cnp
 import dask.array as da
 import numpy as np
 
@@ -43,16 +40,12 @@ REDUCTIONS = (
 
 def reduction(name: str) -> Any:
     """The namespace's reduction ``name`` on Dask, right where Dask's is not."""
-    import array_api_compat.numpy as cnp
-
     own, numpy = getattr(compat, name), getattr(cnp, name)
 
     def reduce(x: da.Array, /, *, axis: Any = None, **kwargs: Any) -> da.Array:
         if axis == () and not name.startswith("cumulative"):
             meta = numpy(np.empty((1,) * x.ndim, x.dtype), axis=(), **kwargs)
             return da.map_blocks(lambda b: numpy(b, axis=(), **kwargs), x, dtype=meta.dtype)
-        if name in ("mean", "var", "std") and x.dtype.kind in "biu":
-            x = x.astype(np.float64)  # as NumPy computes them (Dask's moments of bools are off)
         # (a cumulative function keeps every axis: none is reduced away)
         reduced = axes_of(axis, x.ndim) if x.ndim and not name.startswith("cumulative") else ()
         if 0 in x.shape and all(not unknown(s) or a in reduced for a, s in enumerate(x.shape)):
@@ -122,11 +115,9 @@ def _per_block(
 def _cumulative(
     name: str, own: Any, x: da.Array, axis: int, *, include_initial: bool = False, **kwargs: Any
 ) -> da.Array:
-    """A cumulative sum or product along ``axis`` whose blocks may be empty or of
-    unknown size (also on the other axes, where Dask's scan fails): each block is
-    scanned alone, then offset by the reduction of the blocks before it, which
-    every block receives (one small block per block of ``x``) and cuts to its own
-    position."""
+    """A cumulative sum or product along ``axis`` (see the module): every block
+    receives the blocks' totals (one small block per block of ``x``) and takes those
+    before it."""
     cumulate, total = (np.cumsum, np.sum) if name == "cumulative_sum" else (np.cumprod, np.prod)
     dtype = own(da.zeros((1,) * x.ndim, dtype=x.dtype, chunks=-1), axis=axis, **kwargs).dtype
     identity = 0 if name == "cumulative_sum" else 1
@@ -165,9 +156,8 @@ def _two_pass(
     base: str, x: da.Array, axes: tuple[int, ...], *, keepdims: bool = False,
     correction: float = 0.0, nan: da.Array | None = None,
 ) -> da.Array:  # fmt: skip
-    """mean, var or std in two passes, as NumPy: the mean, then the squared deviations
-    from it, each a sum Dask gets right over empty blocks and unknown sizes; of the
-    values that are not NaN where ``nan`` marks them."""
+    """mean, var or std in two passes (see the module), of the values that are not NaN
+    where ``nan`` marks them."""
     real = np.empty(0, x.dtype).real.dtype  # (the count in it, to keep float32 float32)
     total = reduction("sum")
     if nan is None:
@@ -200,8 +190,7 @@ def _identity(name: str, dtype: np.dtype) -> Any:
 
 
 def _extremum(name: str, x: da.Array, axes: tuple[int, ...], keepdims: bool = False) -> da.Array:
-    """max or min over axes that may hold empty blocks: from an identity, and with a
-    count of the elements (none at all: NumPy's error, when computed)."""
+    """max or min over axes that may hold empty blocks (see the module)."""
     if x.dtype.kind == "c":
         raise TypeError(f"{name}: complex numbers have no order.")
     func = np.max if name == "max" else np.min
@@ -257,8 +246,7 @@ def _arg(name: str, x: da.Array, axis: int) -> da.Array:
     pick = np.max if name == "argmax" else np.min
     fill = _identity("max" if name == "argmax" else "min", x.dtype)
 
-    def block_best(b: np.ndarray) -> np.ndarray:
-        """Per block: its best value, its index there, and its length (three rows)."""
+    def block_best(b: np.ndarray) -> np.ndarray:  # its best value, its index, its length
         out = np.empty((*b.shape[:-1], 3), dtype=object)
         if b.shape[-1]:
             out[..., 1] = func(b, axis=-1)
@@ -302,8 +290,7 @@ NAN_REDUCTIONS = (
 
 
 def nan_reduction(name: str) -> Any:
-    """NumPy's ``name`` on Dask: the reduction of ``x`` with NaN left out, right over
-    empty blocks and unknown sizes."""
+    """NumPy's ``name`` on Dask: the reduction of ``x`` with NaN left out."""
     base = name[3:]
 
     def reduce(x: da.Array, /, *, axis: Any = None, **kwargs: Any) -> da.Array:

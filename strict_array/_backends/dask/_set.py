@@ -1,21 +1,18 @@
 """The standard's ``unique_*`` functions on ``DASK``, block by block.
 
 Each block's unique values (with their first positions and counts) are found in a
-task of their own; one small task merges those per-block results. A long label vector
-is never gathered into one block and sorted whole (a consumer that checks the kind of
-every target it is given calls ``unique_values`` on a vector as long as its data).
-Inverse indices are a lazy array chunked like ``x``,
-each block mapped through the merged result. Where sizes are asked for (see
-:func:`._compute.sizes_asked`) the merged result is computed at once and kept, so the
-inverse streams over ``x``; left lazy, computing the inverse holds ``x``'s blocks until
-the merge is done.
+task of their own; one small task merges them. A long label vector is never gathered
+into one block and sorted whole (a consumer that checks the kind of every target it
+is given calls ``unique_values`` on a vector as long as its data). Inverse indices are
+a lazy array chunked like ``x``, each block mapped through the merged result.
 
 Dask's own ``unique`` does not serve: it counts each NaN 0 times (the standard counts
 each NaN as a distinct value, once), fails on NaN for ``return_index``, builds an
 ``n x k`` matrix for the inverse, and needs known sizes (it numbers the elements with
 ``arange``). Here the values, positions and counts are NumPy's, bit for bit: NaNs
 distinct (``equal_nan=False``, as ``array_api_compat`` asks of NumPy), and in order of
-appearance, which is the order of NumPy's stable sort.
+appearance in every block and in the merge: every ``np.unique`` here has
+``return_index=True``, which selects a stable sort.
 """
 
 from __future__ import annotations
@@ -30,10 +27,6 @@ from ._basics import whole_axes
 from ._compute import persist, sizes_asked
 
 __all__ = ["unique", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
-
-# Every np.unique here has equal_nan=False (NaNs distinct, as the standard asks) and
-# return_index=True, which selects a stable sort: NaNs keep their order of appearance
-# in every block and in the merge, as in NumPy's unique_all of the whole array.
 
 
 class _Merged(NamedTuple):
@@ -61,9 +54,8 @@ def _block_unique(block: np.ndarray) -> np.ndarray:
 
 
 def _merge(per_block: np.ndarray) -> np.ndarray:
-    """Every block's unique values merged: the values of the whole array, their first
-    positions (the first in block order is the first: blocks are in flat order) and
-    counts (summed over the blocks)."""
+    """Every block's unique values merged: the whole array's values, first positions
+    (blocks are in flat order) and counts."""
     parts = list(per_block.ravel())
     values = np.concatenate([p[0] for p in parts])
     offsets = np.cumsum([0] + [p[3] for p in parts[:-1]])
@@ -88,8 +80,7 @@ def _inverse_block(block: np.ndarray, merged: np.ndarray, block_id: tuple[int, .
 
 def unique(x: da.Array, *, index: bool, inverse: bool, counts: bool) -> tuple[da.Array, ...]:
     """``x``'s unique values and, as asked, their first (flat) positions, the inverse
-    indices (shaped like ``x``, chunked like it after its trailing axes are joined) and
-    the counts, in that order: NumPy's values, found block by block. Sizes are unknown."""
+    indices (shaped like ``x``) and the counts, in that order; their sizes unknown."""
     meta = cnp.unique_all(np.empty((0,) * x.ndim, x.dtype))  # type: ignore[attr-defined]
     shape = x.shape
     # each block a run of rows of whole trailing axes: blocks are then in flat order
@@ -119,16 +110,12 @@ def unique(x: da.Array, *, index: bool, inverse: bool, counts: bool) -> tuple[da
     if index:
         out.append(field("indices", meta.indices))
     if inverse:
-        out.append(_inverse(x, merged).reshape(()) if not shape else _inverse(x, merged))
+        meta_inverse = np.empty((0,) * x.ndim, np.intp)
+        indices = da.map_blocks(_inverse_block, x, merged, dtype=np.intp, meta=meta_inverse)
+        out.append(indices if shape else indices.reshape(()))
     if counts:
         out.append(field("counts", meta.counts))
     return tuple(out)
-
-
-def _inverse(x: da.Array, merged: da.Array) -> da.Array:
-    return da.map_blocks(
-        _inverse_block, x, merged, dtype=np.intp, meta=np.empty((0,) * x.ndim, np.intp)
-    )
 
 
 def unique_all(x: da.Array, /) -> tuple[da.Array, ...]:

@@ -1,37 +1,30 @@
 """``sort`` and ``argsort`` of a long 1-D array on ``DASK``: a sample sort.
 
 Dask's (through ``array_api_compat``) put the whole axis in one block and sort it there
-("This can be extremely inefficient and can lead to out-of-memory errors"): a
-consumer that sorts a score vector as long as its data (a curve's
-``argsort(y_score, stable=True, descending=True)``) holds it whole in one block, with
-the indices and the gathered copies beside it.
+("This can be extremely inefficient and can lead to out-of-memory errors"): a curve's
+``argsort(y_score, stable=True, descending=True)`` held the scores whole in one block,
+with the indices and the gathered copies beside them.
 
-Here a 1-D array of known size in several blocks, sorted in a call that asks for sizes
-(a consumer package's, by default scikit-learn's, SciPy's and array-api-extra's: see
-:func:`._compute.sizes_asked`), is sorted in a few blocks (:func:`buckets`):
+Here a 1-D array of known size in several blocks, sorted where sizes are asked for
+(:func:`._compute.sizes_asked`), is sorted in a few blocks (:func:`buckets`):
 
 1. splitters: each block's sorted values sampled at evenly spaced ranks, the samples
    merged and sampled again (one pass over ``x``, computed at once);
-2. bucket sizes: each block's values counted per bucket between splitters (a second
-   pass, computed at once, so that the result's chunks are known: ``sort`` keeps the
-   shape, and consumers read it);
+2. bucket sizes: each block's values counted per bucket (a second pass, computed at
+   once, so that the result's chunks are known);
 3. the result, lazy: each block split by bucket, in block order, and each bucket
-   gathered and sorted by NumPy (``array_api_compat``'s, for ``descending``), stably.
-   The buckets are gathered in groups (:func:`groups`), each from its own computation
-   of ``x``, so that the pieces waiting for their bucket are about a chunk, not a copy
-   of ``x`` and its positions.
+   gathered and sorted by NumPy, stably, in groups of buckets (:func:`groups`).
 
 An ``argsort`` result remembers its buckets (:func:`order_of`): taking another array
-by it (``y_true[argsort(y_score)]``, as a curve does next) sorts that array
-by the same buckets (:func:`take_in_order`), block by block, where Dask's ``take`` by a
-lazy index pairs every block of the index with every block of the array.
+by it (``y_true[argsort(y_score)]``, as a curve does next) sorts that array by the same
+buckets (:func:`take_in_order`), where Dask's ``take`` by a lazy index pairs every
+block of the index with every block of the array.
 
-Equal values fall in one bucket and keep their order of appearance within it (the
-parts are gathered in block order), so a stable sort of each bucket is a stable sort
-of the whole; NaN sorts last (first when descending) in every step, as NumPy sorts it.
-The values are NumPy's, bit for bit. A bucket is as large as the number of values
-between two splitters: values with many ties (a score of few distinct values) can make
-one bucket hold a large part of ``x``.
+Equal values fall in one bucket and keep their order of appearance within it, so a
+stable sort of each bucket is a stable sort of the whole; NaN sorts last (first when
+descending) in every step, as NumPy sorts it. The values are NumPy's, bit for bit.
+Values with many ties (a score of few distinct values) can make one bucket hold a
+large part of ``x``.
 """
 
 from __future__ import annotations
@@ -45,49 +38,35 @@ import dask.array as da
 import numpy as np
 
 from . import _facts
-from ._basics import as_constant, config_bytes, constant_value, unknown
+from ._basics import as_constant, config_bytes, constant_value, unknown, whole_axis
 from ._compute import compute, sizes_asked
 from ._graph import clone
 
-__all__ = ["order_of", "sample_sortable", "sort", "take_along_in_order", "take_in_order"]
+__all__ = ["order_of", "sample_sortable", "sort_or_argsort", "take_along_in_order", "take_in_order"]
 
 #: values sampled from each block to choose the splitters
 SAMPLES_PER_BLOCK = 64
 
 
-def sample_sortable(x: da.Array, axis: int) -> bool:
-    """Whether ``x`` is sorted by buckets here: 1-D, of known size, in several blocks,
-    and sorted where computing now is asked for (a consumer's call, or a block of
-    ``strict_array.known_sizes``: the same setting as data-dependent sizes, since the
-    buckets' sizes are computed now); elsewhere ``sort`` stays lazy, in one block."""
-    return (
-        x.ndim == 1
-        and axis in (0, -1)
-        and x.numblocks[0] > 1
-        and not unknown(x.shape[0])
-        and sizes_asked()
-    )
+def sample_sortable(x: da.Array) -> bool:
+    """Whether ``x`` is sorted by buckets: 1-D, of known size, in several blocks, and
+    where sizes are asked for (the buckets' sizes are computed now)."""
+    return x.ndim == 1 and x.numblocks[0] > 1 and not unknown(x.shape[0]) and sizes_asked()
 
 
 def buckets(x: da.Array) -> int:
     """How many buckets: each about a sixteenth of Dask's ``array.chunk-size`` (a
-    bucket's values, their positions, their order and the sorted result are in memory
-    together, in each of the scheduler's threads), at least 2, at most one per block.
-    (Smaller buckets hold less; each bucket costs a piece per block of ``x``, and taking
-    by the positions a piece per block of the array taken from: the measurements are
-    in the benchmarks.)"""
+    bucket's values, positions, order and sorted result are in memory together, in each
+    of the scheduler's threads), at least 2, at most one per block (the benchmarks)."""
     part = max(config_bytes("array.chunk-size") // 16, 1)
     return max(2, min(x.numblocks[0], -(-x.nbytes // part)))
 
 
 def groups(x: da.Array, carried_itemsize: int, n_buckets: int) -> int:
-    """In how many groups the buckets are gathered, each from its own reading of ``x``:
-    a group's pieces (every block's values of its buckets, and what they carry: their
-    positions, or the array taken in their order, of ``carried_itemsize`` bytes an
-    element) are in memory together until its buckets are sorted, so all of ``x`` in
-    one group would hold a copy of ``x`` (and of what it carries). A group holds about
-    Dask's ``array.chunk-size``; ``x`` is computed once per group (a Zarr vector is
-    read again, once per group)."""
+    """In how many groups the buckets are gathered, each from its own reading of ``x``
+    (a Zarr vector read once per group): a group's pieces (its buckets' values, and
+    what they carry, of ``carried_itemsize`` bytes an element) are in memory together
+    until sorted, about Dask's ``array.chunk-size`` (one group: a copy of ``x``)."""
     grouped = x.nbytes + x.size * carried_itemsize
     return int(max(1, min(n_buckets, -(-grouped // max(config_bytes("array.chunk-size"), 1)))))
 
@@ -113,10 +92,9 @@ def _split(
     first: int,
     stop: int,
 ) -> tuple:
-    """The block's values of each bucket from ``first`` up to ``stop`` (excluded), in
-    order, each with what they carry: nothing (``carried`` None), their positions in
-    ``x`` (``carried`` is the block's offset), or ``carried``'s elements at the same
-    places (the array taken in their order)."""
+    """The block's values of each bucket from ``first`` up to ``stop`` (excluded), each
+    with what they carry: nothing (``carried`` None), their positions in ``x``
+    (``carried`` the block's offset), or ``carried``'s elements at the same places."""
     bucket = _bucket_of(block, splitters)
     order = np.argsort(bucket, kind="stable")  # (positions in order within each bucket)
     bounds = np.searchsorted(bucket[order], np.arange(first, stop + 1))
@@ -143,8 +121,7 @@ def _sorted_bucket(splits: list, j: int, descending: bool, carry: bool) -> np.nd
 
 @dataclass(frozen=True)
 class _Buckets:
-    """How a sample sort of ``x`` divided it: the values between splitters, and how
-    many of them in each bucket."""
+    """How a sample sort of ``x`` divided it: the splitters, and each bucket's size."""
 
     x: da.Array
     splitters: np.ndarray
@@ -153,16 +130,14 @@ class _Buckets:
 
 
 def order_of(indices: Any) -> _Buckets | None:
-    """The buckets of ``indices`` if it is an argsort result of this module (noted in
-    its record of facts, :attr:`._facts.Facts.order`: they live as long as it does; an
-    array made anew from its graph has none, and a take by it is Dask's, the same
-    values)."""
+    """The buckets of ``indices`` if it is an argsort result of this module (its record
+    of facts, :attr:`._facts.Facts.order`), else None (an array made anew from its
+    graph: a take by it is Dask's, the same values)."""
     return _facts.of(indices).order  # type: ignore[no-any-return]
 
 
 def _buckets_of(x: da.Array, descending: bool) -> _Buckets:
-    """Splitters from a sample of each block, and each bucket's size (two passes over
-    ``x``, computed now)."""
+    """Splitters and bucket sizes: two passes over ``x``, computed now."""
     nb = x.numblocks[0]
     samples = da.map_blocks(_sample, x, chunks=((np.nan,) * nb,), dtype=x.dtype)
     (pooled,) = compute([samples])
@@ -177,21 +152,9 @@ def _buckets_of(x: da.Array, descending: bool) -> _Buckets:
     return _Buckets(x, splitters, per_block.sum(axis=0), descending)
 
 
-def sort(x: da.Array, *, descending: bool, indices: bool) -> da.Array:
-    """``x`` (see :func:`sample_sortable`) sorted, or the positions that sort it
-    (``indices``), stably; ascending or descending. Two passes over ``x`` now, the
-    sort itself when the result is computed."""
-    b = _buckets_of(x, descending)
-    out = _in_buckets(b, None if indices else x, positions=indices)
-    if indices:
-        _facts.note(out, order=b)
-    return out
-
-
 def take_in_order(y: da.Array, order: _Buckets) -> da.Array:
     """``y[argsort(x)]`` for the argsort whose buckets are ``order``: ``y`` (as long as
-    ``x``) sorted by ``x``'s values in the same buckets, carried beside them. The same
-    elements in the same order as the take: ties keep their order of appearance."""
+    ``x``) carried beside ``x``'s values through the same buckets."""
     # (a constant y, default weights, is itself in the buckets' blocks)
     return as_constant(_in_buckets(order, y, positions=False), constant_value(y))
 
@@ -241,31 +204,33 @@ def _in_buckets(b: _Buckets, carried: da.Array | None, positions: bool) -> da.Ar
     return da.concatenate(blocks) if len(blocks) > 1 else blocks[0]
 
 
-def sort_or_argsort(whole_axis: Any, indices: bool) -> Any:
-    """The namespace's ``sort`` (or ``argsort``): a sample sort where
-    :func:`sample_sortable`, else ``whole_axis`` (the axis in one block)."""
+def sort_or_argsort(own: Any, indices: bool) -> Any:
+    """The namespace's ``sort`` (or ``argsort``, ``indices``): a sample sort where
+    :func:`sample_sortable`, else ``own`` (array_api_compat's), which puts the axis in
+    one block (and refuses unknown sizes, which are put in one block first)."""
 
     def call(
         x: da.Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True
     ) -> da.Array:
         line = _as_line(x, axis)
-        if line is None or not sample_sortable(line, 0):
-            return whole_axis(x, axis=axis, descending=descending, stable=stable)  # type: ignore[no-any-return]
-        out = sort(line, descending=descending, indices=indices)
-        if line is x:
-            return out
-        shaped = out.reshape(x.shape)
+        if line is None or not sample_sortable(line):
+            if any(unknown(s) for s in x.shape):
+                x = whole_axis(x, axis)
+            return own(x, axis=axis, descending=descending, stable=stable)  # type: ignore[no-any-return]
+        b = _buckets_of(line, descending)
+        out = _in_buckets(b, None if indices else line, positions=indices)
+        out = out if line is x else out.reshape(x.shape)
         if indices:
-            _facts.note(shaped, order=order_of(out))
-        return shaped
+            _facts.note(out, order=b)
+        return out
 
     return call
 
 
 def _as_line(x: da.Array, axis: int) -> da.Array | None:
     """``x`` as a 1-D array along ``axis`` where every other axis has extent 1 (a
-    column: a weighted percentile sorts a target as ``(n, 1)`` along axis 0), else
-    None. Dask keeps the blocks of the long axis in both reshapes."""
+    weighted percentile sorts a column), else None. Dask keeps the blocks of the long
+    axis in both reshapes."""
     if x.ndim == 0 or not -x.ndim <= axis < x.ndim:
         return None
     if any(extent != 1 for a, extent in enumerate(x.shape) if a != axis % x.ndim):
@@ -275,9 +240,7 @@ def _as_line(x: da.Array, axis: int) -> da.Array | None:
 
 def take_along_in_order(x: da.Array, indices: da.Array, axis: int) -> da.Array | None:
     """``take_along_axis(x, indices, axis=axis)`` where ``indices`` is an argsort result
-    of this module of ``x``'s shape (a weighted percentile takes the weights by its
-    sort of a column): ``x`` sorted in the same buckets, as
-    :func:`take_in_order`; else None."""
+    of this module of ``x``'s shape: :func:`take_in_order`; else None."""
     order = order_of(indices)
     line = _as_line(x, axis) if order is not None and x.shape == indices.shape else None
     if order is None or line is None or line.shape != order.x.shape:
