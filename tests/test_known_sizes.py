@@ -14,14 +14,10 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
+from conftest import LargestResult, run_as
 from dask.core import flatten
 
 import strict_array as xp
-
-
-def _as(package: str, source: str, **names):
-    """Run ``source`` (an expression) as code of the module ``package`` would."""
-    return eval(source, {"__name__": package, "xp": xp, "np": np, **names})
 
 
 def _never_read(shape, chunks):
@@ -40,41 +36,6 @@ def _never_read(shape, chunks):
     )
 
 
-def _nbytes(value: object) -> int:
-    if isinstance(value, (tuple, list)):
-        return sum(map(_nbytes, value))
-    return getattr(value, "nbytes", 0)
-
-
-class _LargestResult:
-    """A Dask callback: the largest result in bytes of any task but the final gathering of
-    what was asked for (proof that no task held a whole large input), and the most bytes
-    of results held at once (``held``)."""
-
-    def __init__(self) -> None:
-        from dask.callbacks import Callback
-
-        self.nbytes = 0
-        self.held = 0
-        outer = self
-
-        class _Callback(Callback):
-            def _posttask(self, key, result, dsk, state, id):
-                if "finalize" not in str(key):  # (the whole result, asked for)
-                    parts = result if isinstance(result, tuple) else (result,)
-                    outer.nbytes = max(outer.nbytes, *(getattr(r, "nbytes", 0) for r in parts))
-                outer.held = max(outer.held, sum(map(_nbytes, state["cache"].values())))
-
-        self._callback = _Callback()
-
-    def __enter__(self) -> _LargestResult:
-        self._callback.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._callback.__exit__(*exc)
-
-
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((60, 5))
 Y = RNG.integers(0, 3, 60).astype(np.float64)
@@ -86,7 +47,7 @@ Y = RNG.integers(0, 3, 60).astype(np.float64)
 def test_a_consumer_package_gets_sizes_as_numbers(package):
     x = xp.asarray(A, device=xp.DASK, chunks=(13, 5))
     y = xp.asarray(Y, device=xp.DASK, chunks=7)
-    made = _as(
+    made = run_as(
         package,
         "(x[y == 1], xp.unique_values(y), xp.nonzero(y)[0], xp.unique_inverse(y), np.unique(y))",
         x=x,
@@ -101,7 +62,7 @@ def test_a_consumer_package_gets_sizes_as_numbers(package):
         np.asarray(inverse.inverse_indices), np.unique(Y, return_inverse=True)[1]
     )
     # sklearn's own use: the size is a number, compared with one
-    assert _as(package, "xp.unique_values(y).shape[0] > 2", y=y) is True
+    assert run_as(package, "xp.unique_values(y).shape[0] > 2", y=y) is True
     # the same code elsewhere keeps Dask's laziness
     assert x[y == 1].shape == (None, 5) and xp.unique_values(y).shape == (None,)
 
@@ -111,15 +72,15 @@ def test_the_packages_are_the_policys_and_a_block_decides_over_them():
     n = int((Y > 0).sum())
     assert xp.get_rank_promotion_policy().known_sizes == {"sklearn", "scipy", "array_api_extra"}
     with xp.rank_promotion_policy({"mypkg": "warn"}, known_sizes=["mypkg"]):
-        assert _as("mypkg.sub", "y[y > 0].shape", y=y) == (n,)
-        assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
-        assert _as("mypkg_other", "y[y > 0].shape", y=y) == (None,)  # a package, not a prefix
+        assert run_as("mypkg.sub", "y[y > 0].shape", y=y) == (n,)
+        assert run_as("sklearn", "y[y > 0].shape", y=y) == (None,)
+        assert run_as("mypkg_other", "y[y > 0].shape", y=y) == (None,)  # a package, not a prefix
         with xp.rank_promotion("allow"):  # (a mode for all code keeps the packages)
-            assert _as("mypkg", "y[y > 0].shape", y=y) == (n,)
+            assert run_as("mypkg", "y[y > 0].shape", y=y) == (n,)
     with xp.rank_promotion_policy({}, known_sizes=[]):
-        assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+        assert run_as("sklearn", "y[y > 0].shape", y=y) == (None,)
     with xp.known_sizes(False):  # a block's setting decides for every package in it
-        assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+        assert run_as("sklearn", "y[y > 0].shape", y=y) == (None,)
     with xp.known_sizes():
         assert y[y > 0].shape == (n,)
     with pytest.raises(TypeError, match="known_sizes must be a collection of package names"):
@@ -131,12 +92,12 @@ def test_the_old_dask_config_key_is_a_deprecated_alias():
     n = int((Y > 0).sum())
     with pytest.warns(DeprecationWarning, match="rank-promotion policy"):
         with dask.config.set({"strict_array.known-sizes-packages": ["mypkg"]}):
-            assert _as("mypkg.sub", "y[y > 0].shape", y=y) == (n,)
-            assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+            assert run_as("mypkg.sub", "y[y > 0].shape", y=y) == (n,)
+            assert run_as("sklearn", "y[y > 0].shape", y=y) == (None,)
         with dask.config.set({"strict_array.known-sizes-packages": "mypkg, other"}):
-            assert _as("other", "y[y > 0].shape", y=y) == (n,)  # the environment's form
+            assert run_as("other", "y[y > 0].shape", y=y) == (n,)  # the environment's form
         with dask.config.set({"strict_array.known-sizes-packages": []}):
-            assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+            assert run_as("sklearn", "y[y > 0].shape", y=y) == (None,)
 
 
 @pytest.mark.parametrize(
@@ -195,17 +156,17 @@ def test_a_consumer_reading_an_unknown_size_gets_it_computed_then():
     selected = x[keep]
     assert selected.shape == (None, 5) and selected.size is None  # the user's code: lazy
     rows = int((A[:, 0] > 0).sum())
-    assert _as("sklearn.utils.validation", "x.shape", x=selected) == (rows, 5)
+    assert run_as("sklearn.utils.validation", "x.shape", x=selected) == (rows, 5)
     assert selected.shape == (rows, 5)  # known from then on, same graph
     np.testing.assert_array_equal(np.asarray(selected), A[A[:, 0] > 0])
     for use in ("len(x)", "x.size"):
         again = x[keep]
-        assert _as("array_api_extra._lib._utils", use, x=again) == (
+        assert run_as("array_api_extra._lib._utils", use, x=again) == (
             rows if use == "len(x)" else rows * 5
         )
     # strict_array's own functions take unknown sizes as they are: nothing computed
     assert xp.sum(x[keep], axis=0).shape == (5,)
-    assert _as("mypkg", "x.shape", x=x[keep]) == (None, 5)
+    assert run_as("mypkg", "x.shape", x=x[keep]) == (None, 5)
 
 
 def test_a_counted_mask_is_kept_so_the_selection_waits_for_no_computation():
@@ -279,7 +240,7 @@ def test_unique_never_holds_more_than_a_block_of_the_input():
     whole vector (the unique of it in one block sorted a 256 MiB vector on 8 GiB)."""
     n, block = 40_000, 4_000
     y = xp.asarray(RNG.integers(0, 5, n).astype(np.float64), device=xp.DASK, chunks=block)
-    with _LargestResult() as largest:
+    with LargestResult() as largest:
         values, counts = xp.unique_counts(y)
         np.asarray(values), np.asarray(counts)
         np.asarray(xp.unique_inverse(y).inverse_indices)
@@ -297,7 +258,7 @@ def test_a_consumer_gets_the_inverse_lazy_and_reads_the_labels_once_for_the_valu
         return block
 
     y = xp.asarray(da.from_array(labels, chunks=100).map_blocks(read, meta=labels[:0]))
-    values, inverse = _as("sklearn.utils", "xp.unique_inverse(y)", y=y)
+    values, inverse = run_as("sklearn.utils", "xp.unique_inverse(y)", y=y)
     assert values.shape == (3,) and reads[0] == 6  # one pass for the values
     assert reads[0] == 6  # the inverse is not computed with them
     np.testing.assert_array_equal(np.asarray(inverse), np.unique(labels, return_inverse=True)[1])
@@ -339,10 +300,10 @@ def test_a_consumer_sorts_a_long_vector_in_buckets_with_numpys_values(
     x = xp.asarray(a, device=xp.DASK, chunks=chunks)
     # (a chunk of 2 KiB: each group of buckets reads x anew, in 4 to 8 groups)
     with dask.config.set({"array.chunk-size": "128MiB" if groups == "one" else "2KiB"}):
-        indices = _as(
+        indices = run_as(
             "sklearn.metrics", "xp.argsort(x, stable=True, descending=d)", x=x, d=descending
         )
-        values = _as("sklearn.metrics", "xp.sort(x, descending=d)", x=x, d=descending)
+        values = run_as("sklearn.metrics", "xp.sort(x, descending=d)", x=x, d=descending)
     assert indices.shape == values.shape == a.shape
     if np.unique(a).size > 2:  # (equal values share a bucket: two values may fill one)
         assert indices._data.numblocks[0] > 1 and values._data.numblocks[0] > 1
@@ -356,8 +317,8 @@ def test_a_sort_in_buckets_holds_no_whole_copy_and_stays_lazy_elsewhere():
     n, block = 40_000, 4_000
     x = xp.asarray(RNG.standard_normal(n), device=xp.DASK, chunks=block)
     # buckets of a sixteenth of a chunk: here 16 KiB, half a block
-    with _LargestResult() as largest, dask.config.set({"array.chunk-size": "256KiB"}):
-        order = _as("sklearn.metrics", "xp.argsort(x, descending=True)", x=x)
+    with LargestResult() as largest, dask.config.set({"array.chunk-size": "256KiB"}):
+        order = run_as("sklearn.metrics", "xp.argsort(x, descending=True)", x=x)
         assert order._data.numblocks == (n // block,)  # (at most one per block)
         np.asarray(order)
     assert 0 < largest.nbytes <= 2 * block * 8  # (a bucket: about a block, by the splitters)
@@ -384,8 +345,8 @@ def test_a_long_sort_gathers_its_buckets_in_groups_each_reading_x_anew(descendin
         reads.clear()
         # 64 KiB: buckets of 4 KiB (one per block: 40), positions and values of x
         # (640 KB) in groups of 64 KiB: 10 groups
-        with _LargestResult() as largest, dask.config.set({"array.chunk-size": size}):
-            order = _as("sklearn.metrics", "xp.argsort(x, descending=d)", x=x, d=descending)
+        with LargestResult() as largest, dask.config.set({"array.chunk-size": size}):
+            order = run_as("sklearn.metrics", "xp.argsort(x, descending=d)", x=x, d=descending)
             got = np.asarray(order)
         np.testing.assert_array_equal(got, np.argsort(-a if descending else a, stable=True))
         held[name] = largest.held
@@ -409,7 +370,7 @@ def test_arrays_taken_by_a_consumers_argsort_are_sorted_alike(case, size, y_chun
     carried = [np.arange(a.size) * 1.5, RNG.integers(0, 2, a.size).astype(bool), a]
     x = xp.asarray(a, device=xp.DASK, chunks=100)
     with dask.config.set({"array.chunk-size": size}):
-        order = _as(
+        order = run_as(
             "sklearn.metrics", "xp.argsort(x, stable=True, descending=d)", x=x, d=descending
         )
         want_order = cnp.argsort(a, stable=True, descending=descending)
@@ -430,7 +391,7 @@ def test_a_sort_in_groups_of_a_column_of_a_matrix():
     p = xp.asarray(proba, device=xp.DASK, chunks=(100, 2))
     y = xp.asarray(labels, device=xp.DASK, chunks=100)
     with dask.config.set({"array.chunk-size": "2KiB"}):
-        order = _as("sklearn.metrics", "xp.argsort(p[:, 1] * 2, descending=True)", p=p)
+        order = run_as("sklearn.metrics", "xp.argsort(p[:, 1] * 2, descending=True)", p=p)
         taken = y[order]
     want = np.argsort(-proba[:, 1], stable=True)
     np.testing.assert_array_equal(np.asarray(order), want)
@@ -553,7 +514,7 @@ def test_an_argsort_taken_from_another_length_or_forgotten_is_numpys_take():
 
     a = RNG.standard_normal(1000)
     x = xp.asarray(a, device=xp.DASK, chunks=100)
-    order = _as("sklearn.metrics", "xp.argsort(x)", x=x)
+    order = run_as("sklearn.metrics", "xp.argsort(x)", x=x)
     longer = np.arange(1500.0)
     np.testing.assert_array_equal(
         np.asarray(xp.asarray(longer, device=xp.DASK, chunks=100)[order]), longer[np.argsort(a)]
@@ -573,11 +534,11 @@ def test_selections_that_select_nothing_pair_whatever_their_blocks():
     a = xp.asarray(np.ones(1280), device=xp.DASK, chunks=10)
     b = xp.asarray(da.broadcast_to(da.asarray(1.0), (1280,), chunks=640))
     cond = xp.isinf(a)
-    ta, tb = _as("array_api_extra._lib", "(a[cond], b[cond])", a=a, b=b, cond=cond)
+    ta, tb = run_as("array_api_extra._lib", "(a[cond], b[cond])", a=a, b=b, cond=cond)
     both = xp.isinf(ta) & xp.isinf(tb)
     assert both.shape == (0,) and np.asarray(both).shape == (0,)
     half = xp.asarray(np.arange(1280) >= 600, device=xp.DASK, chunks=10)
-    picked = _as("sklearn.utils", "a[half]", a=a, half=half)
+    picked = run_as("sklearn.utils", "a[half]", a=a, half=half)
     assert picked.shape == (680,) and 0 not in picked._data.chunks[0]
     assert float(xp.sum(picked)) == 680.0
 
@@ -661,7 +622,7 @@ def test_a_column_is_sorted_in_buckets_and_taken_along_in_its_order(shape, axis,
     x = xp.asarray(a, device=xp.DASK, chunks=chunks)
     weights = xp.asarray(w, device=xp.DASK, chunks=chunks)
     with dask.config.set({"array.chunk-size": "2KiB"}):
-        order, ordered, taken = _as(
+        order, ordered, taken = run_as(
             "sklearn.utils",
             "(xp.argsort(x, axis=a, descending=d), xp.sort(x, axis=a, descending=d),"
             " xp.take_along_axis(w, xp.argsort(x, axis=a, descending=d), axis=a))",
@@ -678,7 +639,7 @@ def test_a_column_is_sorted_in_buckets_and_taken_along_in_its_order(shape, axis,
     # a matrix of several columns: the axis in one block, the same values
     m = RNG.standard_normal((300, 3))
     mx = xp.asarray(m, device=xp.DASK, chunks=(100, 3))
-    got = _as("sklearn.utils", "xp.argsort(x, axis=0)", x=mx)
+    got = run_as("sklearn.utils", "xp.argsort(x, axis=0)", x=mx)
     np.testing.assert_array_equal(np.asarray(got), np.argsort(m, axis=0, kind="stable"))
 
 
@@ -695,7 +656,7 @@ def test_a_constant_stays_constant_through_what_rearranges_it():
     weights = xp.permute_dims(xp.tile(ones, (1, 1)), (1, 0))  # (n, 1)
     x = xp.asarray(RNG.standard_normal((n, 1)), device=xp.DASK, chunks=(70, 1))
     with dask.config.set({"array.chunk-size": "2KiB"}):
-        sorted_weights = _as(
+        sorted_weights = run_as(
             "sklearn.utils", "xp.take_along_axis(w, xp.argsort(x, axis=0), axis=0)", w=weights, x=x
         )
     made = {
@@ -770,9 +731,9 @@ def test_a_take_by_one_block_of_data_gathers_from_the_blocks_it_reaches(tmp_path
     x = xp.asarray(a, device=xp.DASK, chunks=100)
     xp.to_zarr(xp.asarray(np.asarray([2500, 2510, 2999]), device=xp.DASK), tmp_path / "i.zarr")
     index = xp.from_zarr(tmp_path / "i.zarr") - 10  # (its values are not here)
-    taken = _as("sklearn.utils", "xp.take(x, i)", x=x, i=index)
+    taken = run_as("sklearn.utils", "xp.take(x, i)", x=x, i=index)
     layers = taken._data.__dask_graph__().layers
     assert [n for n in layers if n.startswith("take-known")]
     np.testing.assert_array_equal(np.asarray(taken), a[[2490, 2500, 2989]])
     with pytest.raises(IndexError, match="with size 3000"):
-        _as("sklearn.utils", "xp.take(x, i)", x=x, i=index + 20)
+        run_as("sklearn.utils", "xp.take(x, i)", x=x, i=index + 20)
