@@ -300,22 +300,6 @@ def test_a_take_by_a_kept_nonzero_makes_each_block_of_indices_in_its_gather():
     np.testing.assert_array_equal(np.asarray(taken), c[want])
 
 
-def test_selections_that_select_nothing_pair_whatever_their_blocks():
-    """array-api-extra's isclose selects both operands by a mask that is all False: 128
-    empty blocks of a long vector beside 2 of a broadcast scalar (log_loss on 8 GiB).
-    Blocks that select nothing are dropped, so the two pair as NumPy's would."""
-    a = xp.asarray(np.ones(1280), device=xp.DASK, chunks=10)
-    b = xp.asarray(da.broadcast_to(da.asarray(1.0), (1280,), chunks=640))
-    cond = xp.isinf(a)
-    ta, tb = run_as("array_api_extra._lib", "(a[cond], b[cond])", a=a, b=b, cond=cond)
-    both = xp.isinf(ta) & xp.isinf(tb)
-    assert both.shape == (0,) and np.asarray(both).shape == (0,)
-    half = xp.asarray(np.arange(1280) >= 600, device=xp.DASK, chunks=10)
-    picked = run_as("sklearn.utils", "a[half]", a=a, half=half)
-    assert picked.shape == (680,) and 0 not in picked._data.chunks[0]
-    assert float(xp.sum(picked)) == 680.0
-
-
 @pytest.mark.parametrize("label_chunks", [100, 250, (300, 700, 500, 1500)])
 @pytest.mark.parametrize("classes", [2, 3])
 def test_a_take_by_labels_read_from_a_store_gathers_from_the_blocks_it_reaches(
@@ -355,70 +339,6 @@ def test_a_take_by_labels_read_from_a_store_gathers_from_the_blocks_it_reaches(
     np.testing.assert_array_equal(np.asarray(elsewhere), pred[np.arange(n), labels])
 
 
-def test_arange_and_what_scalars_make_of_it_take_their_partners_blocks():
-    """``arange`` (and ``3 * arange(n)``, ``arange(n) + 1``) is made again in its
-    partner's blocks, not rechunked: in Dask's 128 MiB blocks, rechunked to a store's
-    labels, it was made whole first (256 MiB held on 8 GiB of data). NumPy's values;
-    an operand read from data keeps its blocks as Dask pairs them."""
-    labels = xp.asarray(RNG.integers(0, 3, 1000), device=xp.DASK, chunks=70)
-    for make in (
-        lambda: xp.arange(1000, device=xp.DASK),
-        lambda: 3 * xp.arange(1000, device=xp.DASK),
-        lambda: xp.arange(1000, device=xp.DASK) * 3 + 1,
-        lambda: xp.arange(5, 2005, 2, device=xp.DASK, dtype=xp.float64),
-    ):
-        made = make()  # (in one block of Dask's, the labels in blocks of 70)
-        assert made._data.chunks != labels._data.chunks
-        out = labels + made
-        assert out._data.chunks == labels._data.chunks
-        assert not [n for n in out._data.__dask_graph__().layers if n.startswith("rechunk")]
-        np.testing.assert_array_equal(np.asarray(out), np.asarray(labels) + np.asarray(make()))
-    weighted = xp.asarray(RNG.random(1000), device=xp.DASK, chunks=400)
-    out = labels + weighted  # (neither is made from nothing: Dask pairs them)
-    np.testing.assert_allclose(np.asarray(out), np.asarray(labels) + np.asarray(weighted))
-
-
-def test_a_constant_stays_constant_through_what_rearranges_it():
-    """``ones(n)``, ``zeros``, ``full`` and ``*_like``, and what only rearranges, casts or
-    slices them, are constant arrays made from nothing, in the result's blocks: a
-    sorted, tiled and transposed ``ones(n)`` (scikit-learn's default weights in
-    ``_weighted_percentile``) is ``ones`` again, not a gather of a sort, and meets a
-    partner's blocks without a rechunk. NumPy's values; ``empty`` is not constant."""
-    from strict_array._backends.dask._basics import constant_value
-
-    n = 1000
-    ones = xp.ones(n, device=xp.DASK)
-    weights = xp.permute_dims(xp.tile(ones, (1, 1)), (1, 0))  # (n, 1)
-    x = xp.asarray(RNG.standard_normal((n, 1)), device=xp.DASK, chunks=(70, 1))
-    with dask.config.set({"array.chunk-size": "2KiB"}):
-        sorted_weights = run_as(
-            "sklearn.utils", "xp.take_along_axis(w, xp.argsort(x, axis=0), axis=0)", w=weights, x=x
-        )
-    made = {
-        "tiled and transposed": (weights, np.ones((n, 1))),
-        "reshaped, cast": (xp.astype(xp.reshape(weights, (-1,)), xp.float32), np.ones(n, np.float32)),
-        "sliced": (weights[10:-5:3, ...], np.ones((n, 1))[10:-5:3, ...]),
-        "by a NumPy index": (ones[np.asarray([3, 1, 3])], np.ones(3)),
-        "taken along a sort": (sorted_weights, np.ones((n, 1))),
-        "zeros_like": (xp.zeros_like(x), np.zeros((n, 1))),
-        "full_like": (xp.full_like(x, 2.5), np.full((n, 1), 2.5)),
-        "full, broadcast": (xp.broadcast_to(xp.full((1, 3), 7, device=xp.DASK), (4, 3)), np.full((4, 3), 7)),
-        "permuted": (xp.permute_dims(xp.zeros((2, 3, 4), device=xp.DASK), (2, 0, 1)), np.zeros((4, 2, 3))),
-    }  # fmt: skip
-    for what, (made_array, want) in made.items():
-        data = made_array._data
-        assert constant_value(data) == want.flat[0], what
-        # made from nothing: one layer, no task of another array's
-        assert len(data.__dask_graph__().layers) == 1, (what, list(data.__dask_graph__().layers))
-        assert made_array.dtype == xp.asarray(want).dtype
-        np.testing.assert_array_equal(np.asarray(made_array), want)
-    out = x * weights  # (the partner's blocks, made there)
-    assert out._data.chunks == x._data.chunks
-    assert not [n for n in out._data.__dask_graph__().layers if n.startswith("rechunk")]
-    assert constant_value(xp.empty(n, device=xp.DASK)._data) is None
-    assert constant_value((ones * 2)._data) is None  # (arithmetic: made again, not constant)
-
-
 def test_a_constant_gathered_by_data_is_gathered_from_one_element_per_block():
     """A constant selected by an index that is data (``weights[idx, cols]``): NumPy's
     values and NumPy's IndexError, the blocks broadcast from one element (a gather made
@@ -434,27 +354,6 @@ def test_a_constant_gathered_by_data_is_gathered_from_one_element_per_block():
     np.testing.assert_array_equal(np.asarray(picked), np.ones(3))
     with pytest.raises(IndexError, match="out of bounds for axis 0 with size 1000"):
         np.asarray(ones[index + 1, cols])
-
-
-def test_a_tiled_small_array_is_made_again_in_its_partners_blocks():
-    """``xp.tile(quantile, (n, 1))`` (scikit-learn's ``d2_pinball_score``) is made in
-    blocks of Dask's chunk size; met with a target's rows it is broadcast again in
-    their blocks, not rechunked (its pieces were made at once and waited for their
-    rows: 248 MiB on 8 GiB of data). NumPy's values."""
-    n = 1000
-    y = xp.asarray(RNG.standard_normal((n, 1)), device=xp.DASK, chunks=(70, 1))
-    q = xp.asarray(np.asarray([0.25]), device=xp.DASK)
-    with dask.config.set({"array.chunk-size": "2KiB"}):
-        tiled = xp.tile(q, (n, 1))
-    assert tiled._data.chunks != y._data.chunks
-    out = y - tiled
-    assert out._data.chunks == y._data.chunks
-    assert not [n for n in out._data.__dask_graph__().layers if n.startswith("rechunk")]
-    np.testing.assert_array_equal(np.asarray(out), np.asarray(y) - 0.25)
-    pair = xp.asarray(np.asarray([[1.0, 2.0]]), device=xp.DASK)
-    wide = xp.tile(pair, (n, 1))  # (copies of two columns: the other axis differs)
-    z = xp.asarray(RNG.standard_normal((n, 2)), device=xp.DASK, chunks=(70, 1))
-    np.testing.assert_array_equal(np.asarray(z + wide), np.asarray(z) + np.asarray([[1.0, 2.0]]))
 
 
 def test_a_take_by_one_block_of_data_gathers_from_the_blocks_it_reaches(tmp_path):

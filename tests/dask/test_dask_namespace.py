@@ -552,27 +552,6 @@ def test_tril_and_triu_take_matrices_only(device):
         xp.triu(on(device, np.ones(3)))
 
 
-def test_elementwise_operands_of_unknown_sizes_from_different_masks():
-    """Dask pairs blocks by position and NumPy broadcasts a one-element block: x + y of
-    selections with other blocks gave 6 values for 3 (silently), or failed for equal sizes."""
-    a = np.arange(1.0, 7.0).reshape(1, 6)
-    x = xp.asarray(a, device=xp.DASK, chunks=-1)
-    one_block = x[x != 0]  # 6 values, one block
-    m = np.array([[True, False, True, True, False, True]])
-    two_blocks = x[xp.asarray(m, device=xp.DASK, chunks=((1,), (2, 4)))]  # 4 values, 2 blocks
-    m3 = np.array([[True, True, True, True, True, False]])
-    three = x[xp.asarray(m3, device=xp.DASK, chunks=((1,), (1, 2, 3)))][:, None]  # (5, 1)
-    with pytest.raises(ValueError, match="could not be broadcast"):
-        to_numpy(one_block + two_blocks)
-    same_count = x[xp.asarray(m, device=xp.DASK, chunks=((1,), (3, 3)))]
-    np.testing.assert_array_equal(to_numpy(two_blocks * same_count), a[m] * a[m])
-    np.testing.assert_array_equal(
-        to_numpy(xp.where(two_blocks > 3.0, same_count, two_blocks)), a[m]
-    )
-    np.testing.assert_array_equal(to_numpy(xp.clip(two_blocks, same_count, same_count)), a[m])
-    assert to_numpy(three + xp.ones((1, 2), device=xp.DASK)).shape == (5, 2)
-
-
 def test_stacks_of_unknown_sizes_from_different_masks():
     a = np.random.default_rng(0).standard_normal((6, 2, 2)) + 3 * np.eye(2)
     m1, m2 = np.array([1, 0, 1, 1, 0, 1], bool), np.array([1, 1, 0, 1, 0, 1], bool)
@@ -660,30 +639,6 @@ def test_empty_selections_of_unknown_size(chunks):
         to_numpy(xp.take(empty, xp.nonzero(some > 0.0)[0], axis=0))
 
 
-def test_broadcasting_keeps_blocks_within_the_chunk_size():
-    """A size-1 axis meeting long blocks (``x[:, None, :] - c[None]``, a k-means step)
-    would make output blocks k times the input's: they are split to fit Dask's
-    ``array.chunk-size``; values, shape and dtype are those of the one-block result."""
-    values = np.random.default_rng(0).random((4000, 16))
-    x = xp.asarray(values, device=xp.DASK, chunks=(2000, 16))  # blocks of 250 kB
-    with dask.config.set({"array.chunk-size": "200kB"}):
-        d = x[:, None, :] - x[:3][None, :, :]  # blocks of 750 kB unsplit
-        blocks = d._data.chunks
-        block_bytes = math.prod(max(c) for c in blocks) * d.dtype.itemsize
-        assert block_bytes <= 200_000, blocks
-        assert blocks[1:] == ((3,), (16,))
-        same = x[:, None, :] - x[:, None, :]  # no broadcast: the blocks stay
-        assert same._data.chunks == ((2000, 2000), (1,), (16,))
-        # an axis both span is cut at both's boundaries, not as if paired as they are:
-        # weights in one long block times x's rows keep x's blocks (RidgeClassifier's
-        # ``X * sqrt(sample_weight)[:, None]`` was cut 32 times finer on 8 GiB)
-        w = xp.asarray(values[:, :1], device=xp.DASK, chunks=(4000, 1))
-        assert (x * w)._data.chunks == ((2000, 2000), (16,))
-    expected = values[:, None, :] - values[:3][None, :, :]
-    np.testing.assert_array_equal(to_numpy(d), expected)
-    assert d.shape == expected.shape and d.dtype == xp.float64
-
-
 def test_clip_decides_the_rank_rule_then_the_dtype_then_the_sizes():
     """The same error on both devices where a size is known only when computed."""
     for dev in (xp.CPU, xp.DASK):
@@ -726,33 +681,6 @@ def test_an_iteration_on_lazy_parameters_costs_the_same_each_time():
     for _ in range(8):
         expected = expected + 0.5 * (np.asarray(x) - expected).mean(axis=0)
     np.testing.assert_allclose(np.asarray(centre), expected, rtol=1e-12)
-
-
-@pytest.mark.parametrize("make", ["ones", "full"])
-def test_an_array_made_from_nothing_takes_its_partners_blocks(make):
-    """``ones(n)`` in Dask's default blocks met with an input's rows, element-wise or in
-    a product (RidgeCV's ``sqrt_sw``): made again in the rows' blocks, no rechunk,
-    and fused into the tasks that use it (no layer of its own left after Dask's
-    optimisation), so that no piece waits in memory for its rows."""
-    n = 4000
-    x = xp.asarray(da.from_array(np.arange(n * 3.0).reshape(n, 3), chunks=(250, 3)))
-    y = xp.asarray(da.from_array(np.arange(n, dtype=np.float64), chunks=250))
-    w = (
-        xp.ones(n, device=xp.DASK, chunks=n) if make == "ones"
-        else xp.full(n, 2.0, device=xp.DASK, chunks=n)
-    )  # fmt: skip
-    fill = 1.0 if make == "ones" else 2.0
-    for out, want in [
-        (y * w, np.arange(n) * fill),
-        (w - y, fill - np.arange(n)),
-        (x.mT @ w, np.arange(n * 3.0).reshape(n, 3).T @ np.full(n, fill)),
-    ]:
-        graph = out._data.__dask_graph__()
-        assert not [name for name in graph.layers if name.startswith("rechunk")]
-        optimised = dask.optimize(out._data)[0].__dask_graph__()
-        assert not [name for name in optimised.layers if name.startswith(("ones", "full"))]
-        np.testing.assert_array_equal(np.asarray(out), want)
-    assert (y * w)._data.chunks == y._data.chunks
 
 
 def test_local_computations_give_blas_one_thread_per_dask_thread():
