@@ -339,23 +339,6 @@ def test_a_take_by_labels_read_from_a_store_gathers_from_the_blocks_it_reaches(
     np.testing.assert_array_equal(np.asarray(elsewhere), pred[np.arange(n), labels])
 
 
-def test_a_constant_gathered_by_data_is_gathered_from_one_element_per_block():
-    """A constant selected by an index that is data (``weights[idx, cols]``): NumPy's
-    values and NumPy's IndexError, the blocks broadcast from one element (a gather made
-    each 128 MiB block of ``ones`` whole)."""
-    ones = xp.ones((1000, 1), device=xp.DASK, chunks=(100, 1))
-    index = xp.asarray(np.asarray([5, 999, 0]), device=xp.DASK)
-    cols = xp.asarray(np.zeros(3, dtype=np.int64), device=xp.DASK)
-    picked = ones[index, cols]
-    layers = picked._data.__dask_graph__().layers
-    assert [n for n in layers if n.startswith("broadcast_to")] and not [
-        n for n in layers if n.startswith("full")
-    ]
-    np.testing.assert_array_equal(np.asarray(picked), np.ones(3))
-    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 1000"):
-        np.asarray(ones[index + 1, cols])
-
-
 def test_a_take_by_one_block_of_data_gathers_from_the_blocks_it_reaches(tmp_path):
     """A take by a small index that is data (one block: scikit-learn's percentile
     positions) from an array in many blocks computes the index's bounds in one pass
