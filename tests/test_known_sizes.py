@@ -4,18 +4,21 @@ A consumer package (scikit-learn, SciPy, array-api-extra by default; the rank-pr
 policy's ``known_sizes``) gets the sizes of masks, ``nonzero`` and
 ``unique_*`` as numbers; other code gets ``None`` unless it asks. A mask's sizes come
 from one pass over the mask alone: the selected array stays lazy.
+
+Here the rule itself (strict_array._backends.dask._compute.sizes_asked): who asks, the
+policy's packages, the deprecated config key, the first use of an unknown size, counted
+masks. What each function does where sizes are asked is tested beside its module:
+``unique_*`` in tests/dask/test_set.py, the sample sort in tests/dask/test_sorting.py,
+takes by known block ranges and a kept ``nonzero`` in tests/dask/test_dask_namespace.py.
 """
 
 from __future__ import annotations
-
-import warnings
 
 import dask
 import dask.array as da
 import numpy as np
 import pytest
 from conftest import run_as
-from dask.core import flatten
 
 import strict_array as xp
 
@@ -190,167 +193,3 @@ def test_a_counted_mask_is_kept_so_the_selection_waits_for_no_computation():
         np.asarray(xp.sum(selected, axis=0)), A[Y == 1.0].sum(axis=0), rtol=1e-12
     )
     assert len(reads) == after_unique + 4  # the kept mask: y is not read again
-
-
-@pytest.mark.parametrize("x_chunks", [100, 333])
-def test_a_take_by_a_kept_nonzero_gathers_from_the_blocks_it_reaches(x_chunks):
-    """scikit-learn's curves take the cumulative sums and the sorted scores by
-    ``concat([nonzero(diff(scores)), [n - 1]])``: with the index's values here (a kept
-    nonzero), each block of the result gathers from the blocks of x between its least
-    and greatest index (Dask's take by a lazy index pairs every block of the index with
-    every block of x, holding x whole); NumPy's values, and NumPy's IndexError."""
-    a = np.round(RNG.random(3000), 2)
-    c = np.cumsum(RNG.random(3000))
-    x = xp.asarray(a, device=xp.DASK, chunks=x_chunks)
-    sums = xp.asarray(c, device=xp.DASK, chunks=x_chunks)
-    with xp.known_sizes():
-        kept = xp.nonzero(xp.diff(x))[0]
-    index = xp.concat([kept, xp.asarray([a.size - 1], device=xp.DASK)])
-    want = np.concatenate([np.nonzero(np.diff(a))[0], [a.size - 1]])
-    with xp.known_sizes():  # (the ranges are computed now: where sizes are asked for)
-        taken = [sums[index], xp.take(sums, index), x[index]]
-    for t in taken:
-        layers = t._data.__dask_graph__().layers
-        assert [n for n in layers if n.startswith("take-known")]
-        assert not [n for n in layers if n.startswith("slice_with_int_dask_array")]
-    np.testing.assert_array_equal(np.asarray(taken[0]), c[want])
-    np.testing.assert_array_equal(np.asarray(taken[2]), a[want])
-    elsewhere = sums[index]  # lazy: Dask's take
-    assert not [n for n in elsewhere._data.__dask_graph__().layers if n.startswith("take-known")]
-    np.testing.assert_array_equal(np.asarray(elsewhere), c[want])
-    # indices in no order reach every block: Dask's take, the same values
-    shuffled = xp.asarray(RNG.permutation(3000), device=xp.DASK, chunks=100)
-    with warnings.catch_warnings():  # (Dask's: more blocks than the index's)
-        warnings.simplefilter("ignore", dask.array.PerformanceWarning)
-        np.testing.assert_array_equal(np.asarray(sums[shuffled]), c[np.asarray(shuffled)])
-    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 100"):
-        with xp.known_sizes():
-            shorter = xp.asarray(c[:100], device=xp.DASK, chunks=30)[index]
-        np.asarray(shorter)
-
-
-@pytest.mark.parametrize(
-    "values",
-    [
-        np.round(RNG.random(3000), 1),  # (zeros here and there)
-        np.concatenate([np.zeros(700), RNG.random(2300)]),  # (blocks with none)
-        np.where(RNG.random(3000) < 0.5, np.nan, 1.0),  # (NaN is nonzero, as in NumPy)
-        np.zeros(3000),
-        RNG.random(3000) < 0.3,
-        RNG.integers(-2, 3, 3000),
-    ],
-    ids=["float", "empty blocks", "nan", "none", "bool", "int"],
-)
-@pytest.mark.parametrize("chunks", [100, 333])
-def test_a_kept_nonzero_keeps_its_mask_not_its_indices(values, chunks):
-    """A 1-D ``nonzero`` where sizes are asked for keeps the mask (a byte an element),
-    not the indices (eight): scikit-learn's curves keep ``nonzero(diff(scores))``, as
-    long as the data when the scores are distinct. Each block of indices is made from
-    its block of the mask; the sizes are known, and the blocks' bounds too, without
-    computing the indices; NumPy's values."""
-    from strict_array._backends.dask._basics import bytes_in_memory
-    from strict_array._backends.dask._compute import block_ranges
-
-    x = xp.asarray(values, device=xp.DASK, chunks=chunks)
-    with xp.known_sizes():
-        (index,) = xp.nonzero(x)
-    want = np.nonzero(values)[0]
-    assert index.shape == want.shape
-    assert not any(c != c for c in index._data.chunks[0])
-    held = bytes_in_memory(index._data, made_below=0)
-    assert held is not None and held <= values.size  # (the indices: 8 x their number)
-    ranges = block_ranges(index._data)
-    assert ranges is not None
-    blocks = np.split(want, np.cumsum(index._data.chunks[0])[:-1])
-    for (low, high), block in zip(ranges, blocks):
-        assert (
-            (low, high) == (0, -1) if not block.size else low <= block.min() <= block.max() <= high
-        )
-    np.testing.assert_array_equal(np.asarray(index), want)
-    with xp.known_sizes():
-        taken = x[index]
-    np.testing.assert_array_equal(np.asarray(taken), values[want])
-
-
-def test_a_take_by_a_kept_nonzero_makes_each_block_of_indices_in_its_gather():
-    """Each block of a kept ``nonzero``'s indices (and of a ``concat`` of them) is made
-    in the task that gathers by it, from its block of the mask: apart, Dask's order
-    ran those small tasks late, and the arrays gathered from waited for them
-    (scikit-learn's curves on 8 GiB held their sorted scores and cumulative sums
-    whole). NumPy's values."""
-    from dask._task_spec import DataNode, convert_legacy_graph
-
-    a = np.round(RNG.random(3000), 2)
-    c = np.cumsum(RNG.random(3000))
-    x = xp.asarray(a, device=xp.DASK, chunks=300)
-    sums = xp.asarray(c, device=xp.DASK, chunks=300)
-    with xp.known_sizes():
-        kept = xp.nonzero(xp.diff(x))[0]
-        index = xp.concat([kept, xp.asarray([a.size - 1], device=xp.DASK)])
-        taken = sums[index]
-    want = np.concatenate([np.nonzero(np.diff(a))[0], [a.size - 1]])
-    data = taken._data
-    graph = convert_legacy_graph(dict(data.__dask_graph__()))
-    index_layers = set(index._data.__dask_graph__().layers)
-    for key in flatten(data.__dask_keys__()):
-        for dep in graph[key].dependencies:
-            made = graph[dep]
-            # from the index: only its data (the mask's blocks), no task of it
-            assert dep[0] not in index_layers or isinstance(made, DataNode), dep
-    np.testing.assert_array_equal(np.asarray(taken), c[want])
-
-
-@pytest.mark.parametrize("label_chunks", [100, 250, (300, 700, 500, 1500)])
-@pytest.mark.parametrize("classes", [2, 3])
-def test_a_take_by_labels_read_from_a_store_gathers_from_the_blocks_it_reaches(
-    tmp_path, label_chunks, classes
-):
-    """scikit-learn's multinomial loss takes ``ravel(raw_prediction)`` by
-    ``y + n_classes * arange(n)``, the labels read from a store: the index's values are
-    not here, so Dask's take paired every block of it with every block of the
-    predictions and held them whole (19K tasks and 762 MiB on 8 GiB of data). Where
-    sizes are asked for, the index's bounds are computed in one pass over it (the
-    labels, not the predictions), and each block gathers from the blocks it reaches.
-    NumPy's values; the index is made again in the gathers; NumPy's IndexError."""
-    n = 3000
-    labels = RNG.integers(0, classes, n)
-    pred = RNG.standard_normal((n, classes))
-    xp.to_zarr(xp.asarray(labels, device=xp.DASK, chunks=500), tmp_path / "y.zarr")
-    y = xp.from_zarr(tmp_path / "y.zarr")
-    y = xp.asarray(xp.asarray(y._data.rechunk(label_chunks)), dtype=xp.int64)
-    raw = xp.asarray(pred, device=xp.DASK, chunks=(250, classes))
-    with xp.known_sizes():
-        index = y + xp.arange(n, device=xp.DASK) * classes
-        taken = xp.take(xp.reshape(raw, (-1,)), index)
-    layers = taken._data.__dask_graph__().layers
-    assert [name for name in layers if name.startswith("take-known")]
-    assert not [name for name in layers if name.startswith("slice_with_int_dask_array")]
-    # the arange made in the labels' blocks, not rechunked to them
-    (made,) = [layer for name, layer in layers.items() if name.startswith("arange")]
-    assert len(made) == y._data.numblocks[0]
-    np.testing.assert_array_equal(np.asarray(taken), pred[np.arange(n), labels])
-    with xp.known_sizes(), pytest.raises(IndexError, match=f"with size {n * classes}"):
-        xp.take(xp.reshape(raw, (-1,)), index + classes)  # (the last one past the end)
-    # elsewhere (nothing computed while the expression is built): Dask's take, the same
-    with warnings.catch_warnings():  # (Dask's: more blocks than the index's)
-        warnings.simplefilter("ignore", dask.array.PerformanceWarning)
-        elsewhere = xp.take(xp.reshape(raw, (-1,)), index)
-    assert not [n for n in elsewhere._data.__dask_graph__().layers if n.startswith("take-known")]
-    np.testing.assert_array_equal(np.asarray(elsewhere), pred[np.arange(n), labels])
-
-
-def test_a_take_by_one_block_of_data_gathers_from_the_blocks_it_reaches(tmp_path):
-    """A take by a small index that is data (one block: scikit-learn's percentile
-    positions) from an array in many blocks computes the index's bounds in one pass
-    over it and gathers from the blocks it reaches, where sizes are asked for: Dask's
-    take paired it with every block and computed them all at once."""
-    a = RNG.standard_normal(3000)
-    x = xp.asarray(a, device=xp.DASK, chunks=100)
-    xp.to_zarr(xp.asarray(np.asarray([2500, 2510, 2999]), device=xp.DASK), tmp_path / "i.zarr")
-    index = xp.from_zarr(tmp_path / "i.zarr") - 10  # (its values are not here)
-    taken = run_as("sklearn.utils", "xp.take(x, i)", x=x, i=index)
-    layers = taken._data.__dask_graph__().layers
-    assert [n for n in layers if n.startswith("take-known")]
-    np.testing.assert_array_equal(np.asarray(taken), a[[2490, 2500, 2989]])
-    with pytest.raises(IndexError, match="with size 3000"):
-        run_as("sklearn.utils", "xp.take(x, i)", x=x, i=index + 20)
