@@ -119,6 +119,47 @@ class CountTasks(Callback):
         self.count += 1
 
 
+def run_as(package: str, source: str, **names):
+    """Run ``source`` (an expression) as code of the module ``package`` would (a consumer
+    package's call, where the data-dependent-size rule asks for sizes)."""
+    return eval(source, {"__name__": package, "xp": xp, "np": np, **names})
+
+
+def _nbytes(value: object) -> int:
+    if isinstance(value, (tuple, list)):
+        return sum(map(_nbytes, value))
+    return getattr(value, "nbytes", 0)
+
+
+class LargestResult:
+    """A Dask callback: the largest result in bytes of any task but the final gathering of
+    what was asked for (proof that no task held a whole large input), and the most bytes
+    of results held at once (``held``)."""
+
+    def __init__(self) -> None:
+        from dask.callbacks import Callback
+
+        self.nbytes = 0
+        self.held = 0
+        outer = self
+
+        class _Callback(Callback):
+            def _posttask(self, key, result, dsk, state, id):
+                if "finalize" not in str(key):  # (the whole result, asked for)
+                    parts = result if isinstance(result, tuple) else (result,)
+                    outer.nbytes = max(outer.nbytes, *(getattr(r, "nbytes", 0) for r in parts))
+                outer.held = max(outer.held, sum(map(_nbytes, state["cache"].values())))
+
+        self._callback = _Callback()
+
+    def __enter__(self) -> LargestResult:
+        self._callback.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._callback.__exit__(*exc)
+
+
 def to_numpy(x: xp.Array) -> np.ndarray:
     return np.asarray(x)
 

@@ -4,24 +4,23 @@ A consumer package (scikit-learn, SciPy, array-api-extra by default; the rank-pr
 policy's ``known_sizes``) gets the sizes of masks, ``nonzero`` and
 ``unique_*`` as numbers; other code gets ``None`` unless it asks. A mask's sizes come
 from one pass over the mask alone: the selected array stays lazy.
+
+Here the rule itself (strict_array._backends.dask._compute.sizes_asked): who asks, the
+policy's packages, the deprecated config key, the first use of an unknown size, counted
+masks. What each function does where sizes are asked is tested beside its module:
+``unique_*`` in tests/dask/test_set.py, the sample sort in tests/dask/test_sorting.py,
+takes by known block ranges and a kept ``nonzero`` in tests/dask/test_dask_namespace.py.
 """
 
 from __future__ import annotations
-
-import warnings
 
 import dask
 import dask.array as da
 import numpy as np
 import pytest
-from dask.core import flatten
+from conftest import run_as
 
 import strict_array as xp
-
-
-def _as(package: str, source: str, **names):
-    """Run ``source`` (an expression) as code of the module ``package`` would."""
-    return eval(source, {"__name__": package, "xp": xp, "np": np, **names})
 
 
 def _never_read(shape, chunks):
@@ -40,41 +39,6 @@ def _never_read(shape, chunks):
     )
 
 
-def _nbytes(value: object) -> int:
-    if isinstance(value, (tuple, list)):
-        return sum(map(_nbytes, value))
-    return getattr(value, "nbytes", 0)
-
-
-class _LargestResult:
-    """A Dask callback: the largest result in bytes of any task but the final gathering of
-    what was asked for (proof that no task held a whole large input), and the most bytes
-    of results held at once (``held``)."""
-
-    def __init__(self) -> None:
-        from dask.callbacks import Callback
-
-        self.nbytes = 0
-        self.held = 0
-        outer = self
-
-        class _Callback(Callback):
-            def _posttask(self, key, result, dsk, state, id):
-                if "finalize" not in str(key):  # (the whole result, asked for)
-                    parts = result if isinstance(result, tuple) else (result,)
-                    outer.nbytes = max(outer.nbytes, *(getattr(r, "nbytes", 0) for r in parts))
-                outer.held = max(outer.held, sum(map(_nbytes, state["cache"].values())))
-
-        self._callback = _Callback()
-
-    def __enter__(self) -> _LargestResult:
-        self._callback.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._callback.__exit__(*exc)
-
-
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((60, 5))
 Y = RNG.integers(0, 3, 60).astype(np.float64)
@@ -86,7 +50,7 @@ Y = RNG.integers(0, 3, 60).astype(np.float64)
 def test_a_consumer_package_gets_sizes_as_numbers(package):
     x = xp.asarray(A, device=xp.DASK, chunks=(13, 5))
     y = xp.asarray(Y, device=xp.DASK, chunks=7)
-    made = _as(
+    made = run_as(
         package,
         "(x[y == 1], xp.unique_values(y), xp.nonzero(y)[0], xp.unique_inverse(y), np.unique(y))",
         x=x,
@@ -101,7 +65,7 @@ def test_a_consumer_package_gets_sizes_as_numbers(package):
         np.asarray(inverse.inverse_indices), np.unique(Y, return_inverse=True)[1]
     )
     # sklearn's own use: the size is a number, compared with one
-    assert _as(package, "xp.unique_values(y).shape[0] > 2", y=y) is True
+    assert run_as(package, "xp.unique_values(y).shape[0] > 2", y=y) is True
     # the same code elsewhere keeps Dask's laziness
     assert x[y == 1].shape == (None, 5) and xp.unique_values(y).shape == (None,)
 
@@ -111,15 +75,15 @@ def test_the_packages_are_the_policys_and_a_block_decides_over_them():
     n = int((Y > 0).sum())
     assert xp.get_rank_promotion_policy().known_sizes == {"sklearn", "scipy", "array_api_extra"}
     with xp.rank_promotion_policy({"mypkg": "warn"}, known_sizes=["mypkg"]):
-        assert _as("mypkg.sub", "y[y > 0].shape", y=y) == (n,)
-        assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
-        assert _as("mypkg_other", "y[y > 0].shape", y=y) == (None,)  # a package, not a prefix
+        assert run_as("mypkg.sub", "y[y > 0].shape", y=y) == (n,)
+        assert run_as("sklearn", "y[y > 0].shape", y=y) == (None,)
+        assert run_as("mypkg_other", "y[y > 0].shape", y=y) == (None,)  # a package, not a prefix
         with xp.rank_promotion("allow"):  # (a mode for all code keeps the packages)
-            assert _as("mypkg", "y[y > 0].shape", y=y) == (n,)
+            assert run_as("mypkg", "y[y > 0].shape", y=y) == (n,)
     with xp.rank_promotion_policy({}, known_sizes=[]):
-        assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+        assert run_as("sklearn", "y[y > 0].shape", y=y) == (None,)
     with xp.known_sizes(False):  # a block's setting decides for every package in it
-        assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+        assert run_as("sklearn", "y[y > 0].shape", y=y) == (None,)
     with xp.known_sizes():
         assert y[y > 0].shape == (n,)
     with pytest.raises(TypeError, match="known_sizes must be a collection of package names"):
@@ -131,12 +95,12 @@ def test_the_old_dask_config_key_is_a_deprecated_alias():
     n = int((Y > 0).sum())
     with pytest.warns(DeprecationWarning, match="rank-promotion policy"):
         with dask.config.set({"strict_array.known-sizes-packages": ["mypkg"]}):
-            assert _as("mypkg.sub", "y[y > 0].shape", y=y) == (n,)
-            assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+            assert run_as("mypkg.sub", "y[y > 0].shape", y=y) == (n,)
+            assert run_as("sklearn", "y[y > 0].shape", y=y) == (None,)
         with dask.config.set({"strict_array.known-sizes-packages": "mypkg, other"}):
-            assert _as("other", "y[y > 0].shape", y=y) == (n,)  # the environment's form
+            assert run_as("other", "y[y > 0].shape", y=y) == (n,)  # the environment's form
         with dask.config.set({"strict_array.known-sizes-packages": []}):
-            assert _as("sklearn", "y[y > 0].shape", y=y) == (None,)
+            assert run_as("sklearn", "y[y > 0].shape", y=y) == (None,)
 
 
 @pytest.mark.parametrize(
@@ -195,17 +159,17 @@ def test_a_consumer_reading_an_unknown_size_gets_it_computed_then():
     selected = x[keep]
     assert selected.shape == (None, 5) and selected.size is None  # the user's code: lazy
     rows = int((A[:, 0] > 0).sum())
-    assert _as("sklearn.utils.validation", "x.shape", x=selected) == (rows, 5)
+    assert run_as("sklearn.utils.validation", "x.shape", x=selected) == (rows, 5)
     assert selected.shape == (rows, 5)  # known from then on, same graph
     np.testing.assert_array_equal(np.asarray(selected), A[A[:, 0] > 0])
     for use in ("len(x)", "x.size"):
         again = x[keep]
-        assert _as("array_api_extra._lib._utils", use, x=again) == (
+        assert run_as("array_api_extra._lib._utils", use, x=again) == (
             rows if use == "len(x)" else rows * 5
         )
     # strict_array's own functions take unknown sizes as they are: nothing computed
     assert xp.sum(x[keep], axis=0).shape == (5,)
-    assert _as("mypkg", "x.shape", x=x[keep]) == (None, 5)
+    assert run_as("mypkg", "x.shape", x=x[keep]) == (None, 5)
 
 
 def test_a_counted_mask_is_kept_so_the_selection_waits_for_no_computation():
@@ -229,550 +193,3 @@ def test_a_counted_mask_is_kept_so_the_selection_waits_for_no_computation():
         np.asarray(xp.sum(selected, axis=0)), A[Y == 1.0].sum(axis=0), rtol=1e-12
     )
     assert len(reads) == after_unique + 4  # the kept mask: y is not read again
-
-
-def _cases():
-    labels = RNG.integers(0, 4, 203).astype(np.float64)
-    with_nan = labels.copy()
-    with_nan[[3, 50, 51, 190]] = np.nan
-    complex_nan = (labels + 1j * RNG.integers(0, 2, 203)).astype(np.complex128)
-    complex_nan[[7, 90]] = complex(np.nan, 1)
-    return [
-        (labels, 17),
-        (with_nan, 20),
-        (with_nan, 203),
-        (complex_nan, 31),
-        (labels.astype(np.int8), 1),
-        (np.array([True, False, True]), 1),
-        (labels.reshape(7, 29), (2, 5)),
-        (with_nan.reshape(29, 7), (3, 7)),
-        (np.array(2.5), ()),
-        (np.empty(0), 1),
-    ]
-
-
-@pytest.mark.parametrize("unknown", [False, True], ids=["known", "unknown-sizes"])
-@pytest.mark.parametrize("case", range(10))
-def test_unique_block_by_block_gives_numpys_values_positions_inverse_and_counts(case, unknown):
-    """Each NaN distinct and in order of appearance, positions in flat order across blocks
-    of an n-d array, the inverse shaped like x: NumPy's unique_all, whatever the blocks."""
-    values, chunks = _cases()[case]
-    x = xp.asarray(values, device=xp.DASK, chunks=chunks)
-    if unknown and values.ndim:
-        x = x[xp.ones(values.shape[0], dtype=xp.bool, device=xp.DASK)]  # sizes now unknown
-    cpu = xp.unique_all(xp.asarray(values))
-    got = xp.unique_all(x)
-    for name, want, have in zip(cpu._fields, cpu, got):
-        have = np.asarray(have)
-        assert have.dtype == np.asarray(want).dtype, name
-        np.testing.assert_array_equal(have, np.asarray(want), err_msg=name)
-    np.testing.assert_array_equal(np.asarray(xp.unique_values(x)), np.asarray(cpu.values))
-    counts = xp.unique_counts(x)
-    np.testing.assert_array_equal(np.asarray(counts.counts), np.asarray(cpu.counts))
-    inverse = xp.unique_inverse(x).inverse_indices
-    assert inverse.shape == x.shape
-    np.testing.assert_array_equal(np.asarray(inverse), np.asarray(cpu.inverse_indices))
-
-
-def test_unique_never_holds_more_than_a_block_of_the_input():
-    """A label vector is reduced block by block: no task makes a result as large as the
-    whole vector (the unique of it in one block sorted a 256 MiB vector on 8 GiB)."""
-    n, block = 40_000, 4_000
-    y = xp.asarray(RNG.integers(0, 5, n).astype(np.float64), device=xp.DASK, chunks=block)
-    with _LargestResult() as largest:
-        values, counts = xp.unique_counts(y)
-        np.asarray(values), np.asarray(counts)
-        np.asarray(xp.unique_inverse(y).inverse_indices)
-    assert 0 < largest.nbytes <= block * 8
-
-
-def test_a_consumer_gets_the_inverse_lazy_and_reads_the_labels_once_for_the_values():
-    """unique_inverse in a consumer's call: the values (and sizes) from one pass, kept; the
-    inverse, as large as the labels, stays lazy and streams from the kept merge."""
-    reads = [0]
-    labels = RNG.integers(0, 3, 600).astype(np.float64)
-
-    def read(block):
-        reads[0] += 1
-        return block
-
-    y = xp.asarray(da.from_array(labels, chunks=100).map_blocks(read, meta=labels[:0]))
-    values, inverse = _as("sklearn.utils", "xp.unique_inverse(y)", y=y)
-    assert values.shape == (3,) and reads[0] == 6  # one pass for the values
-    assert reads[0] == 6  # the inverse is not computed with them
-    np.testing.assert_array_equal(np.asarray(inverse), np.unique(labels, return_inverse=True)[1])
-    assert reads[0] == 12  # one more pass, for the inverse alone
-
-
-def _sort_cases():
-    r = np.random.default_rng(1)
-    some_nan = r.standard_normal(1000)
-    some_nan[[0, 10, 500, 999]] = np.nan
-    return [
-        r.standard_normal(1000),
-        r.integers(0, 5, 1000).astype(np.float64),  # many ties
-        some_nan,
-        np.full(1000, np.nan),
-        np.zeros(1000),
-        r.integers(-50, 50, 1000),
-        r.integers(0, 2, 1000).astype(bool),
-    ]
-
-
-@pytest.mark.parametrize("descending", [False, True])
-@pytest.mark.parametrize(
-    ("chunks", "groups"),
-    # (blocks of 7 in groups: 143 blocks split 63 ways 8 times, 10 s a case)
-    [(100, "one"), (100, "several"), (333, "one"), (333, "several"), (7, "one")],
-)
-@pytest.mark.parametrize("case", range(7))
-def test_a_consumer_sorts_a_long_vector_in_buckets_with_numpys_values(
-    case, chunks, descending, groups
-):
-    """A consumer's sort of a 1-D array in several blocks (scikit-learn's curves:
-    argsort(y_score, stable=True, descending=True)) is a sample sort: as many blocks as
-    x, known sizes, NumPy's stable order bit for bit (ties in order of appearance, NaN
-    last, or first when descending)."""
-    import array_api_compat.numpy as cnp
-
-    a = _sort_cases()[case]
-    x = xp.asarray(a, device=xp.DASK, chunks=chunks)
-    # (a chunk of 2 KiB: each group of buckets reads x anew, in 4 to 8 groups)
-    with dask.config.set({"array.chunk-size": "128MiB" if groups == "one" else "2KiB"}):
-        indices = _as(
-            "sklearn.metrics", "xp.argsort(x, stable=True, descending=d)", x=x, d=descending
-        )
-        values = _as("sklearn.metrics", "xp.sort(x, descending=d)", x=x, d=descending)
-    assert indices.shape == values.shape == a.shape
-    if np.unique(a).size > 2:  # (equal values share a bucket: two values may fill one)
-        assert indices._data.numblocks[0] > 1 and values._data.numblocks[0] > 1
-    np.testing.assert_array_equal(
-        np.asarray(indices), cnp.argsort(a, stable=True, descending=descending)
-    )
-    np.testing.assert_array_equal(np.asarray(values), cnp.sort(a, descending=descending))
-
-
-def test_a_sort_in_buckets_holds_no_whole_copy_and_stays_lazy_elsewhere():
-    n, block = 40_000, 4_000
-    x = xp.asarray(RNG.standard_normal(n), device=xp.DASK, chunks=block)
-    # buckets of a sixteenth of a chunk: here 16 KiB, half a block
-    with _LargestResult() as largest, dask.config.set({"array.chunk-size": "256KiB"}):
-        order = _as("sklearn.metrics", "xp.argsort(x, descending=True)", x=x)
-        assert order._data.numblocks == (n // block,)  # (at most one per block)
-        np.asarray(order)
-    assert 0 < largest.nbytes <= 2 * block * 8  # (a bucket: about a block, by the splitters)
-    assert xp.argsort(x)._data.numblocks == (1,)  # not a consumer's call: lazy, one block
-
-
-@pytest.mark.parametrize("descending", [False, True])
-def test_a_long_sort_gathers_its_buckets_in_groups_each_reading_x_anew(descending):
-    """The pieces of a group of buckets (every block's values of them, with their
-    positions) are held until its buckets are sorted: all of x in one group held a copy
-    of x and its positions (average_precision_score on 8 GiB: 1.2 GiB). A group holds
-    about a chunk, and reads x anew."""
-    n, block = 40_000, 1_000
-    a = RNG.standard_normal(n)
-    reads = []
-
-    def read(b, block_info=None):
-        reads.append(block_info[0]["chunk-location"])
-        return b
-
-    x = xp.asarray(da.from_array(a, chunks=block).map_blocks(read, dtype=a.dtype))
-    held = {}
-    for name, size in (("one group", "1GiB"), ("groups", "64KiB")):
-        reads.clear()
-        # 64 KiB: buckets of 4 KiB (one per block: 40), positions and values of x
-        # (640 KB) in groups of 64 KiB: 10 groups
-        with _LargestResult() as largest, dask.config.set({"array.chunk-size": size}):
-            order = _as("sklearn.metrics", "xp.argsort(x, descending=d)", x=x, d=descending)
-            got = np.asarray(order)
-        np.testing.assert_array_equal(got, np.argsort(-a if descending else a, stable=True))
-        held[name] = largest.held
-        if name == "groups":  # samples, counts, then each group's reading
-            assert len(reads) == (2 + 10) * (n // block)
-    # the result itself (320 KB of positions) is held whole when computed
-    assert held["groups"] < n * 8 + 2 * 64 * 1024 < held["one group"]
-
-
-@pytest.mark.parametrize("descending", [False, True])
-@pytest.mark.parametrize(("size", "y_chunks"), [("128MiB", 100), ("2KiB", 100), ("2KiB", 77)])
-@pytest.mark.parametrize("case", [0, 1, 2, 6])
-def test_arrays_taken_by_a_consumers_argsort_are_sorted_alike(case, size, y_chunks, descending):
-    """``y_true[argsort(y_score)]`` (scikit-learn's curves take the labels, the scores and
-    the weights by the score's order): each array is sorted in the argsort's buckets,
-    carried beside the key, block by block (Dask's take by a lazy index pairs every
-    block of the index with every block of the array); NumPy's values, ties in order."""
-    import array_api_compat.numpy as cnp
-
-    a = _sort_cases()[case]
-    carried = [np.arange(a.size) * 1.5, RNG.integers(0, 2, a.size).astype(bool), a]
-    x = xp.asarray(a, device=xp.DASK, chunks=100)
-    with dask.config.set({"array.chunk-size": size}):
-        order = _as(
-            "sklearn.metrics", "xp.argsort(x, stable=True, descending=d)", x=x, d=descending
-        )
-        want_order = cnp.argsort(a, stable=True, descending=descending)
-        for c in carried:
-            y = xp.asarray(c, device=xp.DASK, chunks=y_chunks)
-            for taken in (y[order], xp.take(y, order), y[order, ...]):
-                layers = taken._data.__dask_graph__().layers
-                assert not [n for n in layers if n.startswith("slice_with_int_dask_array")]
-                np.testing.assert_array_equal(np.asarray(taken), c[want_order])
-
-
-def test_a_sort_in_groups_of_a_column_of_a_matrix():
-    """Each group reads x anew under new keys: with Dask's clone, a score taken from a
-    matrix (``proba[:, 1]``, a getitem of ``from_array``) failed with a missing
-    dependency (dask/dask#12455); then its take in the argsort's order."""
-    proba = RNG.random((1000, 2))
-    labels = RNG.integers(0, 2, 1000)
-    p = xp.asarray(proba, device=xp.DASK, chunks=(100, 2))
-    y = xp.asarray(labels, device=xp.DASK, chunks=100)
-    with dask.config.set({"array.chunk-size": "2KiB"}):
-        order = _as("sklearn.metrics", "xp.argsort(p[:, 1] * 2, descending=True)", p=p)
-        taken = y[order]
-    want = np.argsort(-proba[:, 1], stable=True)
-    np.testing.assert_array_equal(np.asarray(order), want)
-    np.testing.assert_array_equal(np.asarray(taken), labels[want])
-
-
-@pytest.mark.parametrize("x_chunks", [100, 333])
-def test_a_take_by_a_kept_nonzero_gathers_from_the_blocks_it_reaches(x_chunks):
-    """scikit-learn's curves take the cumulative sums and the sorted scores by
-    ``concat([nonzero(diff(scores)), [n - 1]])``: with the index's values here (a kept
-    nonzero), each block of the result gathers from the blocks of x between its least
-    and greatest index (Dask's take by a lazy index pairs every block of the index with
-    every block of x, holding x whole); NumPy's values, and NumPy's IndexError."""
-    a = np.round(RNG.random(3000), 2)
-    c = np.cumsum(RNG.random(3000))
-    x = xp.asarray(a, device=xp.DASK, chunks=x_chunks)
-    sums = xp.asarray(c, device=xp.DASK, chunks=x_chunks)
-    with xp.known_sizes():
-        kept = xp.nonzero(xp.diff(x))[0]
-    index = xp.concat([kept, xp.asarray([a.size - 1], device=xp.DASK)])
-    want = np.concatenate([np.nonzero(np.diff(a))[0], [a.size - 1]])
-    with xp.known_sizes():  # (the ranges are computed now: where sizes are asked for)
-        taken = [sums[index], xp.take(sums, index), x[index]]
-    for t in taken:
-        layers = t._data.__dask_graph__().layers
-        assert [n for n in layers if n.startswith("take-known")]
-        assert not [n for n in layers if n.startswith("slice_with_int_dask_array")]
-    np.testing.assert_array_equal(np.asarray(taken[0]), c[want])
-    np.testing.assert_array_equal(np.asarray(taken[2]), a[want])
-    elsewhere = sums[index]  # lazy: Dask's take
-    assert not [n for n in elsewhere._data.__dask_graph__().layers if n.startswith("take-known")]
-    np.testing.assert_array_equal(np.asarray(elsewhere), c[want])
-    # indices in no order reach every block: Dask's take, the same values
-    shuffled = xp.asarray(RNG.permutation(3000), device=xp.DASK, chunks=100)
-    with warnings.catch_warnings():  # (Dask's: more blocks than the index's)
-        warnings.simplefilter("ignore", dask.array.PerformanceWarning)
-        np.testing.assert_array_equal(np.asarray(sums[shuffled]), c[np.asarray(shuffled)])
-    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 100"):
-        with xp.known_sizes():
-            shorter = xp.asarray(c[:100], device=xp.DASK, chunks=30)[index]
-        np.asarray(shorter)
-
-
-@pytest.mark.parametrize(
-    "values",
-    [
-        np.round(RNG.random(3000), 1),  # (zeros here and there)
-        np.concatenate([np.zeros(700), RNG.random(2300)]),  # (blocks with none)
-        np.where(RNG.random(3000) < 0.5, np.nan, 1.0),  # (NaN is nonzero, as in NumPy)
-        np.zeros(3000),
-        RNG.random(3000) < 0.3,
-        RNG.integers(-2, 3, 3000),
-    ],
-    ids=["float", "empty blocks", "nan", "none", "bool", "int"],
-)
-@pytest.mark.parametrize("chunks", [100, 333])
-def test_a_kept_nonzero_keeps_its_mask_not_its_indices(values, chunks):
-    """A 1-D ``nonzero`` where sizes are asked for keeps the mask (a byte an element),
-    not the indices (eight): scikit-learn's curves keep ``nonzero(diff(scores))``, as
-    long as the data when the scores are distinct. Each block of indices is made from
-    its block of the mask; the sizes are known, and the blocks' bounds too, without
-    computing the indices; NumPy's values."""
-    from strict_array._backends.dask._basics import bytes_in_memory
-    from strict_array._backends.dask._compute import block_ranges
-
-    x = xp.asarray(values, device=xp.DASK, chunks=chunks)
-    with xp.known_sizes():
-        (index,) = xp.nonzero(x)
-    want = np.nonzero(values)[0]
-    assert index.shape == want.shape
-    assert not any(c != c for c in index._data.chunks[0])
-    held = bytes_in_memory(index._data, made_below=0)
-    assert held is not None and held <= values.size  # (the indices: 8 x their number)
-    ranges = block_ranges(index._data)
-    assert ranges is not None
-    blocks = np.split(want, np.cumsum(index._data.chunks[0])[:-1])
-    for (low, high), block in zip(ranges, blocks):
-        assert (
-            (low, high) == (0, -1) if not block.size else low <= block.min() <= block.max() <= high
-        )
-    np.testing.assert_array_equal(np.asarray(index), want)
-    with xp.known_sizes():
-        taken = x[index]
-    np.testing.assert_array_equal(np.asarray(taken), values[want])
-
-
-def test_a_take_by_a_kept_nonzero_makes_each_block_of_indices_in_its_gather():
-    """Each block of a kept ``nonzero``'s indices (and of a ``concat`` of them) is made
-    in the task that gathers by it, from its block of the mask: apart, Dask's order
-    ran those small tasks late, and the arrays gathered from waited for them
-    (scikit-learn's curves on 8 GiB held their sorted scores and cumulative sums
-    whole). NumPy's values."""
-    from dask._task_spec import DataNode, convert_legacy_graph
-
-    a = np.round(RNG.random(3000), 2)
-    c = np.cumsum(RNG.random(3000))
-    x = xp.asarray(a, device=xp.DASK, chunks=300)
-    sums = xp.asarray(c, device=xp.DASK, chunks=300)
-    with xp.known_sizes():
-        kept = xp.nonzero(xp.diff(x))[0]
-        index = xp.concat([kept, xp.asarray([a.size - 1], device=xp.DASK)])
-        taken = sums[index]
-    want = np.concatenate([np.nonzero(np.diff(a))[0], [a.size - 1]])
-    data = taken._data
-    graph = convert_legacy_graph(dict(data.__dask_graph__()))
-    index_layers = set(index._data.__dask_graph__().layers)
-    for key in flatten(data.__dask_keys__()):
-        for dep in graph[key].dependencies:
-            made = graph[dep]
-            # from the index: only its data (the mask's blocks), no task of it
-            assert dep[0] not in index_layers or isinstance(made, DataNode), dep
-    np.testing.assert_array_equal(np.asarray(taken), c[want])
-
-
-def test_an_argsort_taken_from_another_length_or_forgotten_is_numpys_take():
-    """Only an array as long as the argsort's is sorted alike: a longer one is taken
-    (every position is in it), a shorter one raises NumPy's IndexError; a take by an
-    argsort whose buckets are not known is Dask's, with the same values."""
-    from strict_array._backends.dask import _facts
-
-    a = RNG.standard_normal(1000)
-    x = xp.asarray(a, device=xp.DASK, chunks=100)
-    order = _as("sklearn.metrics", "xp.argsort(x)", x=x)
-    longer = np.arange(1500.0)
-    np.testing.assert_array_equal(
-        np.asarray(xp.asarray(longer, device=xp.DASK, chunks=100)[order]), longer[np.argsort(a)]
-    )
-    shorter = xp.asarray(np.arange(900.0), device=xp.DASK, chunks=100)
-    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 900"):
-        np.asarray(shorter[order])
-    _facts.note(order._data, order=None)  # (as an array made anew from its graph)
-    taken = xp.asarray(a * 2, device=xp.DASK, chunks=300)[order]
-    np.testing.assert_array_equal(np.asarray(taken), (a * 2)[np.argsort(a)])
-
-
-def test_selections_that_select_nothing_pair_whatever_their_blocks():
-    """array-api-extra's isclose selects both operands by a mask that is all False: 128
-    empty blocks of a long vector beside 2 of a broadcast scalar (log_loss on 8 GiB).
-    Blocks that select nothing are dropped, so the two pair as NumPy's would."""
-    a = xp.asarray(np.ones(1280), device=xp.DASK, chunks=10)
-    b = xp.asarray(da.broadcast_to(da.asarray(1.0), (1280,), chunks=640))
-    cond = xp.isinf(a)
-    ta, tb = _as("array_api_extra._lib", "(a[cond], b[cond])", a=a, b=b, cond=cond)
-    both = xp.isinf(ta) & xp.isinf(tb)
-    assert both.shape == (0,) and np.asarray(both).shape == (0,)
-    half = xp.asarray(np.arange(1280) >= 600, device=xp.DASK, chunks=10)
-    picked = _as("sklearn.utils", "a[half]", a=a, half=half)
-    assert picked.shape == (680,) and 0 not in picked._data.chunks[0]
-    assert float(xp.sum(picked)) == 680.0
-
-
-@pytest.mark.parametrize("label_chunks", [100, 250, (300, 700, 500, 1500)])
-@pytest.mark.parametrize("classes", [2, 3])
-def test_a_take_by_labels_read_from_a_store_gathers_from_the_blocks_it_reaches(
-    tmp_path, label_chunks, classes
-):
-    """scikit-learn's multinomial loss takes ``ravel(raw_prediction)`` by
-    ``y + n_classes * arange(n)``, the labels read from a store: the index's values are
-    not here, so Dask's take paired every block of it with every block of the
-    predictions and held them whole (19K tasks and 762 MiB on 8 GiB of data). Where
-    sizes are asked for, the index's bounds are computed in one pass over it (the
-    labels, not the predictions), and each block gathers from the blocks it reaches.
-    NumPy's values; the index is made again in the gathers; NumPy's IndexError."""
-    n = 3000
-    labels = RNG.integers(0, classes, n)
-    pred = RNG.standard_normal((n, classes))
-    xp.to_zarr(xp.asarray(labels, device=xp.DASK, chunks=500), tmp_path / "y.zarr")
-    y = xp.from_zarr(tmp_path / "y.zarr")
-    y = xp.asarray(xp.asarray(y._data.rechunk(label_chunks)), dtype=xp.int64)
-    raw = xp.asarray(pred, device=xp.DASK, chunks=(250, classes))
-    with xp.known_sizes():
-        index = y + xp.arange(n, device=xp.DASK) * classes
-        taken = xp.take(xp.reshape(raw, (-1,)), index)
-    layers = taken._data.__dask_graph__().layers
-    assert [name for name in layers if name.startswith("take-known")]
-    assert not [name for name in layers if name.startswith("slice_with_int_dask_array")]
-    # the arange made in the labels' blocks, not rechunked to them
-    (made,) = [layer for name, layer in layers.items() if name.startswith("arange")]
-    assert len(made) == y._data.numblocks[0]
-    np.testing.assert_array_equal(np.asarray(taken), pred[np.arange(n), labels])
-    with xp.known_sizes(), pytest.raises(IndexError, match=f"with size {n * classes}"):
-        xp.take(xp.reshape(raw, (-1,)), index + classes)  # (the last one past the end)
-    # elsewhere (nothing computed while the expression is built): Dask's take, the same
-    with warnings.catch_warnings():  # (Dask's: more blocks than the index's)
-        warnings.simplefilter("ignore", dask.array.PerformanceWarning)
-        elsewhere = xp.take(xp.reshape(raw, (-1,)), index)
-    assert not [n for n in elsewhere._data.__dask_graph__().layers if n.startswith("take-known")]
-    np.testing.assert_array_equal(np.asarray(elsewhere), pred[np.arange(n), labels])
-
-
-def test_arange_and_what_scalars_make_of_it_take_their_partners_blocks():
-    """``arange`` (and ``3 * arange(n)``, ``arange(n) + 1``) is made again in its
-    partner's blocks, not rechunked: in Dask's 128 MiB blocks, rechunked to a store's
-    labels, it was made whole first (256 MiB held on 8 GiB of data). NumPy's values;
-    an operand read from data keeps its blocks as Dask pairs them."""
-    labels = xp.asarray(RNG.integers(0, 3, 1000), device=xp.DASK, chunks=70)
-    for make in (
-        lambda: xp.arange(1000, device=xp.DASK),
-        lambda: 3 * xp.arange(1000, device=xp.DASK),
-        lambda: xp.arange(1000, device=xp.DASK) * 3 + 1,
-        lambda: xp.arange(5, 2005, 2, device=xp.DASK, dtype=xp.float64),
-    ):
-        made = make()  # (in one block of Dask's, the labels in blocks of 70)
-        assert made._data.chunks != labels._data.chunks
-        out = labels + made
-        assert out._data.chunks == labels._data.chunks
-        assert not [n for n in out._data.__dask_graph__().layers if n.startswith("rechunk")]
-        np.testing.assert_array_equal(np.asarray(out), np.asarray(labels) + np.asarray(make()))
-    weighted = xp.asarray(RNG.random(1000), device=xp.DASK, chunks=400)
-    out = labels + weighted  # (neither is made from nothing: Dask pairs them)
-    np.testing.assert_allclose(np.asarray(out), np.asarray(labels) + np.asarray(weighted))
-
-
-@pytest.mark.parametrize("descending", [False, True])
-@pytest.mark.parametrize(("shape", "axis"), [((1000, 1), 0), ((1, 1000), -1), ((1, 1000, 1), 1)])
-def test_a_column_is_sorted_in_buckets_and_taken_along_in_its_order(shape, axis, descending):
-    """scikit-learn's ``_weighted_percentile`` sorts a target as a column, ``(n, 1)``
-    along axis 0, and takes the weights along that order: the column is sorted in
-    buckets as a vector (the axis was put in one block, 256 MiB on 8 GiB of data, and
-    the take along it too), and a take along it is sorted in the same buckets. NumPy's
-    values, ties in order, NaN last."""
-    import array_api_compat.numpy as cnp
-
-    a = np.round(RNG.standard_normal(shape), 1)
-    a.flat[7] = np.nan
-    w = RNG.random(shape)
-    chunks = tuple(100 if s > 1 else 1 for s in shape)
-    x = xp.asarray(a, device=xp.DASK, chunks=chunks)
-    weights = xp.asarray(w, device=xp.DASK, chunks=chunks)
-    with dask.config.set({"array.chunk-size": "2KiB"}):
-        order, ordered, taken = _as(
-            "sklearn.utils",
-            "(xp.argsort(x, axis=a, descending=d), xp.sort(x, axis=a, descending=d),"
-            " xp.take_along_axis(w, xp.argsort(x, axis=a, descending=d), axis=a))",
-            x=x, w=weights, a=axis, d=descending,
-        )  # fmt: skip
-    want = cnp.argsort(a, axis=axis, descending=descending, stable=True)
-    for out in (order, ordered, taken):
-        layers = out._data.__dask_graph__().layers
-        assert [n for n in layers if n.startswith("_sorted_bucket")], layers.keys()
-        assert not [n for n in layers if "gufunc" in n or n.startswith("rechunk-merge")]
-    np.testing.assert_array_equal(np.asarray(order), want)
-    np.testing.assert_array_equal(np.asarray(ordered), np.take_along_axis(a, want, axis))
-    np.testing.assert_array_equal(np.asarray(taken), np.take_along_axis(w, want, axis))
-    # a matrix of several columns: the axis in one block, the same values
-    m = RNG.standard_normal((300, 3))
-    mx = xp.asarray(m, device=xp.DASK, chunks=(100, 3))
-    got = _as("sklearn.utils", "xp.argsort(x, axis=0)", x=mx)
-    np.testing.assert_array_equal(np.asarray(got), np.argsort(m, axis=0, kind="stable"))
-
-
-def test_a_constant_stays_constant_through_what_rearranges_it():
-    """``ones(n)``, ``zeros``, ``full`` and ``*_like``, and what only rearranges, casts or
-    slices them, are constant arrays made from nothing, in the result's blocks: a
-    sorted, tiled and transposed ``ones(n)`` (scikit-learn's default weights in
-    ``_weighted_percentile``) is ``ones`` again, not a gather of a sort, and meets a
-    partner's blocks without a rechunk. NumPy's values; ``empty`` is not constant."""
-    from strict_array._backends.dask._basics import constant_value
-
-    n = 1000
-    ones = xp.ones(n, device=xp.DASK)
-    weights = xp.permute_dims(xp.tile(ones, (1, 1)), (1, 0))  # (n, 1)
-    x = xp.asarray(RNG.standard_normal((n, 1)), device=xp.DASK, chunks=(70, 1))
-    with dask.config.set({"array.chunk-size": "2KiB"}):
-        sorted_weights = _as(
-            "sklearn.utils", "xp.take_along_axis(w, xp.argsort(x, axis=0), axis=0)", w=weights, x=x
-        )
-    made = {
-        "tiled and transposed": (weights, np.ones((n, 1))),
-        "reshaped, cast": (xp.astype(xp.reshape(weights, (-1,)), xp.float32), np.ones(n, np.float32)),
-        "sliced": (weights[10:-5:3, ...], np.ones((n, 1))[10:-5:3, ...]),
-        "by a NumPy index": (ones[np.asarray([3, 1, 3])], np.ones(3)),
-        "taken along a sort": (sorted_weights, np.ones((n, 1))),
-        "zeros_like": (xp.zeros_like(x), np.zeros((n, 1))),
-        "full_like": (xp.full_like(x, 2.5), np.full((n, 1), 2.5)),
-        "full, broadcast": (xp.broadcast_to(xp.full((1, 3), 7, device=xp.DASK), (4, 3)), np.full((4, 3), 7)),
-        "permuted": (xp.permute_dims(xp.zeros((2, 3, 4), device=xp.DASK), (2, 0, 1)), np.zeros((4, 2, 3))),
-    }  # fmt: skip
-    for what, (made_array, want) in made.items():
-        data = made_array._data
-        assert constant_value(data) == want.flat[0], what
-        # made from nothing: one layer, no task of another array's
-        assert len(data.__dask_graph__().layers) == 1, (what, list(data.__dask_graph__().layers))
-        assert made_array.dtype == xp.asarray(want).dtype
-        np.testing.assert_array_equal(np.asarray(made_array), want)
-    out = x * weights  # (the partner's blocks, made there)
-    assert out._data.chunks == x._data.chunks
-    assert not [n for n in out._data.__dask_graph__().layers if n.startswith("rechunk")]
-    assert constant_value(xp.empty(n, device=xp.DASK)._data) is None
-    assert constant_value((ones * 2)._data) is None  # (arithmetic: made again, not constant)
-
-
-def test_a_constant_gathered_by_data_is_gathered_from_one_element_per_block():
-    """A constant selected by an index that is data (``weights[idx, cols]``): NumPy's
-    values and NumPy's IndexError, the blocks broadcast from one element (a gather made
-    each 128 MiB block of ``ones`` whole)."""
-    ones = xp.ones((1000, 1), device=xp.DASK, chunks=(100, 1))
-    index = xp.asarray(np.asarray([5, 999, 0]), device=xp.DASK)
-    cols = xp.asarray(np.zeros(3, dtype=np.int64), device=xp.DASK)
-    picked = ones[index, cols]
-    layers = picked._data.__dask_graph__().layers
-    assert [n for n in layers if n.startswith("broadcast_to")] and not [
-        n for n in layers if n.startswith("full")
-    ]
-    np.testing.assert_array_equal(np.asarray(picked), np.ones(3))
-    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 1000"):
-        np.asarray(ones[index + 1, cols])
-
-
-def test_a_tiled_small_array_is_made_again_in_its_partners_blocks():
-    """``xp.tile(quantile, (n, 1))`` (scikit-learn's ``d2_pinball_score``) is made in
-    blocks of Dask's chunk size; met with a target's rows it is broadcast again in
-    their blocks, not rechunked (its pieces were made at once and waited for their
-    rows: 248 MiB on 8 GiB of data). NumPy's values."""
-    n = 1000
-    y = xp.asarray(RNG.standard_normal((n, 1)), device=xp.DASK, chunks=(70, 1))
-    q = xp.asarray(np.asarray([0.25]), device=xp.DASK)
-    with dask.config.set({"array.chunk-size": "2KiB"}):
-        tiled = xp.tile(q, (n, 1))
-    assert tiled._data.chunks != y._data.chunks
-    out = y - tiled
-    assert out._data.chunks == y._data.chunks
-    assert not [n for n in out._data.__dask_graph__().layers if n.startswith("rechunk")]
-    np.testing.assert_array_equal(np.asarray(out), np.asarray(y) - 0.25)
-    pair = xp.asarray(np.asarray([[1.0, 2.0]]), device=xp.DASK)
-    wide = xp.tile(pair, (n, 1))  # (copies of two columns: the other axis differs)
-    z = xp.asarray(RNG.standard_normal((n, 2)), device=xp.DASK, chunks=(70, 1))
-    np.testing.assert_array_equal(np.asarray(z + wide), np.asarray(z) + np.asarray([[1.0, 2.0]]))
-
-
-def test_a_take_by_one_block_of_data_gathers_from_the_blocks_it_reaches(tmp_path):
-    """A take by a small index that is data (one block: scikit-learn's percentile
-    positions) from an array in many blocks computes the index's bounds in one pass
-    over it and gathers from the blocks it reaches, where sizes are asked for: Dask's
-    take paired it with every block and computed them all at once."""
-    a = RNG.standard_normal(3000)
-    x = xp.asarray(a, device=xp.DASK, chunks=100)
-    xp.to_zarr(xp.asarray(np.asarray([2500, 2510, 2999]), device=xp.DASK), tmp_path / "i.zarr")
-    index = xp.from_zarr(tmp_path / "i.zarr") - 10  # (its values are not here)
-    taken = _as("sklearn.utils", "xp.take(x, i)", x=x, i=index)
-    layers = taken._data.__dask_graph__().layers
-    assert [n for n in layers if n.startswith("take-known")]
-    np.testing.assert_array_equal(np.asarray(taken), a[[2490, 2500, 2989]])
-    with pytest.raises(IndexError, match="with size 3000"):
-        _as("sklearn.utils", "xp.take(x, i)", x=x, i=index + 20)

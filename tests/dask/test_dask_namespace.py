@@ -1,5 +1,6 @@
 """The DASK device's namespace (strict_array._backends.dask._namespace): laziness,
-equality with CPU, chunk alignment, unknown sizes, blocks kept."""
+equality with CPU, chunk alignment, unknown sizes, blocks kept, and takes that gather
+from the blocks their index reaches (known block ranges, a kept ``nonzero``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-from conftest import CountTasks, on, to_numpy
+from conftest import CountTasks, on, run_as, to_numpy
+from dask.core import flatten
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -145,37 +147,6 @@ def test_rank_errors_raised_at_build_time():
     assert counter.count == 0
 
 
-def test_unknown_sizes():
-    x = xp.asarray(da.arange(10, chunks=3).astype(float))
-    y = x[x > 4]
-    assert y.shape == (None,) and y.size is None
-    z = y * 2 + y  # unknown against unknown stays unknown
-    assert z.shape == (None,)
-    col = xp.expand_dims(y, axis=1)
-    assert (col + xp.ones((1, 3), device=xp.DASK)).shape == (None, 3)  # unknown against 1
-    with pytest.raises(RankPromotionError):
-        y + xp.ones((2, 5), device=xp.DASK)  # ranks are always known
-    np.testing.assert_array_equal(to_numpy(z), np.arange(5, 10) * 3.0)
-    assert xp.zeros_like(y).shape == (None,) and xp.full_like(y, 2.0).chunks == y.chunks
-    with pytest.raises(ValueError, match="unknown"):
-        xp.broadcast_shapes((None, 3), (4, 3))
-    counter = CountTasks()
-    with counter, pytest.raises(ValueError, match=r"add: shapes \(\?, 1\) and \(4, 3\).*unknown"):
-        xp.add(col, xp.ones((4, 3), device=xp.DASK))  # unknown against a known size > 1
-    assert counter.count == 0
-
-
-def test_chunk_alignment_keeps_large_operand_chunks():
-    raw_x = da.ones((4096, 64), chunks=(512, 64))
-    x = xp.asarray(raw_x)
-    v = xp.asarray(np.arange(64.0), device=xp.DASK, chunks=7)  # deliberately misaligned
-    y = xp.subtract(x, v, broadcast_dimensions=(1,))
-    assert y._data.chunks == raw_x.chunks
-    col = xp.asarray(np.arange(4096.0), device=xp.DASK, chunks=1000)
-    z = xp.multiply(x, col, broadcast_dimensions=(0,))
-    assert z._data.chunks == raw_x.chunks
-
-
 @pytest.mark.parametrize(
     "dims, raw_broadcast",
     [((1,), lambda v: v), ((0,), lambda w: w[:, None])],
@@ -197,16 +168,6 @@ def test_default_device_switch():
         assert xp.zeros(3).device is xp.DASK
         assert xp.asarray([1, 2]).device is xp.DASK
     assert xp.zeros(3).device is xp.CPU
-
-
-def test_to_device_and_chunks():
-    x = xp.asarray(np.arange(10.0))
-    d = x.to_device(xp.DASK, chunks=3)
-    assert d._data.chunks == ((3, 3, 3, 1),)
-    assert xp.asarray(x, device=xp.DASK, chunks=5)._data.chunks == ((5, 5),)
-    with pytest.raises(ValueError, match="chunks"):
-        xp.asarray(np.ones(3), device=xp.CPU, chunks=2)
-    np.testing.assert_array_equal(np.asarray(d.to_device(xp.CPU)), np.arange(10.0))
 
 
 def test_progress_switch(capsys):
@@ -242,21 +203,6 @@ def test_dask_config_untouched():
     assert dask.config.get("array.chunk-size") is not None
 
 
-def test_rechunking_on_dask_stays_lazy():
-    x = xp.asarray(da.ones((12, 4), chunks=(4, 4)))
-    counter = CountTasks()
-    with counter:
-        y = x.to_device(xp.DASK, chunks=(6, 2))
-        z = xp.asarray(x._data, chunks=(3, 4))
-    assert counter.count == 0
-    assert y.chunks == ((6, 6), (2, 2)) and z.chunks == ((3, 3, 3, 3), (4,))
-    assert xp.asarray(np.ones(3)).chunks is None
-    with pytest.raises(
-        ValueError, match=r"to_device: chunks=2 only applies to a chunked \(lazy\) device"
-    ):
-        xp.ones(3).to_device(xp.CPU, chunks=2)
-
-
 EDGE_CASES = {
     "broadcast_to empty": lambda d: xp.broadcast_to(xp.ones((1, 3), device=d), (0, 3)),
     "tensordot negative axes": lambda d: xp.tensordot(
@@ -288,41 +234,6 @@ def test_dask_edge_cases_match_cpu(name):
     got = EDGE_CASES[name](xp.DASK)
     assert got.shape == expected.shape and got.dtype == expected.dtype
     np.testing.assert_array_equal(to_numpy(got), to_numpy(expected))
-
-
-# --- chunks= on every creation function ------------------------------------------------
-CREATION_WITH_CHUNKS = [
-    ("zeros", lambda **kw: xp.zeros((7, 5), **kw), ((3, 3, 1), (2, 2, 1))),
-    ("ones", lambda **kw: xp.ones((7, 5), **kw), ((3, 3, 1), (2, 2, 1))),
-    ("full", lambda **kw: xp.full((7, 5), 2.5, **kw), ((3, 3, 1), (2, 2, 1))),
-    ("empty", lambda **kw: xp.empty((7, 5), **kw), ((3, 3, 1), (2, 2, 1))),
-    ("arange", lambda **kw: xp.arange(1.0, 11.0, 1.5, **kw), ((3, 3, 1),)),
-    ("linspace", lambda **kw: xp.linspace(0.0, 1.0, 7, **kw), ((3, 3, 1),)),
-    ("eye", lambda **kw: xp.eye(7, 5, k=1, **kw), ((3, 3, 1), (2, 2, 1))),
-    ("zeros_like", lambda **kw: xp.zeros_like(xp.ones((7, 5)), **kw), ((3, 3, 1), (2, 2, 1))),
-    ("ones_like", lambda **kw: xp.ones_like(xp.ones((7, 5)), **kw), ((3, 3, 1), (2, 2, 1))),
-    ("full_like", lambda **kw: xp.full_like(xp.ones((7, 5)), 4, **kw), ((3, 3, 1), (2, 2, 1))),
-    ("empty_like", lambda **kw: xp.empty_like(xp.ones((7, 5)), **kw), ((3, 3, 1), (2, 2, 1))),
-]
-
-
-@pytest.mark.parametrize(
-    ("name", "make", "want"), CREATION_WITH_CHUNKS, ids=[c[0] for c in CREATION_WITH_CHUNKS]
-)
-def test_chunks_on_every_creation_function(name, make, want):
-    chunks = tuple(c[0] for c in want)  # e.g. (3, 2): regular blocks, the last ones shorter
-    x = make(device=xp.DASK, chunks=chunks)
-    assert x.device is xp.DASK
-    assert x._data.chunks == want
-    assert x.chunks == want
-    host = make(device=xp.CPU)
-    assert x.shape == host.shape and x.dtype == host.dtype
-    if not name.startswith("empty"):
-        np.testing.assert_array_equal(to_numpy(x), to_numpy(host))
-    # chunks=None: Dask's default chunking; chunks= on an eager device is an error
-    assert make(device=xp.DASK).shape == host.shape
-    with pytest.raises(ValueError, match=rf"{name}: .*chunks"):
-        make(device=xp.CPU, chunks=chunks)
 
 
 def test_repeat_one_count_along_an_axis_of_unknown_size():
@@ -552,27 +463,6 @@ def test_tril_and_triu_take_matrices_only(device):
         xp.triu(on(device, np.ones(3)))
 
 
-def test_elementwise_operands_of_unknown_sizes_from_different_masks():
-    """Dask pairs blocks by position and NumPy broadcasts a one-element block: x + y of
-    selections with other blocks gave 6 values for 3 (silently), or failed for equal sizes."""
-    a = np.arange(1.0, 7.0).reshape(1, 6)
-    x = xp.asarray(a, device=xp.DASK, chunks=-1)
-    one_block = x[x != 0]  # 6 values, one block
-    m = np.array([[True, False, True, True, False, True]])
-    two_blocks = x[xp.asarray(m, device=xp.DASK, chunks=((1,), (2, 4)))]  # 4 values, 2 blocks
-    m3 = np.array([[True, True, True, True, True, False]])
-    three = x[xp.asarray(m3, device=xp.DASK, chunks=((1,), (1, 2, 3)))][:, None]  # (5, 1)
-    with pytest.raises(ValueError, match="could not be broadcast"):
-        to_numpy(one_block + two_blocks)
-    same_count = x[xp.asarray(m, device=xp.DASK, chunks=((1,), (3, 3)))]
-    np.testing.assert_array_equal(to_numpy(two_blocks * same_count), a[m] * a[m])
-    np.testing.assert_array_equal(
-        to_numpy(xp.where(two_blocks > 3.0, same_count, two_blocks)), a[m]
-    )
-    np.testing.assert_array_equal(to_numpy(xp.clip(two_blocks, same_count, same_count)), a[m])
-    assert to_numpy(three + xp.ones((1, 2), device=xp.DASK)).shape == (5, 2)
-
-
 def test_stacks_of_unknown_sizes_from_different_masks():
     a = np.random.default_rng(0).standard_normal((6, 2, 2)) + 3 * np.eye(2)
     m1, m2 = np.array([1, 0, 1, 1, 0, 1], bool), np.array([1, 1, 0, 1, 0, 1], bool)
@@ -660,30 +550,6 @@ def test_empty_selections_of_unknown_size(chunks):
         to_numpy(xp.take(empty, xp.nonzero(some > 0.0)[0], axis=0))
 
 
-def test_broadcasting_keeps_blocks_within_the_chunk_size():
-    """A size-1 axis meeting long blocks (``x[:, None, :] - c[None]``, a k-means step)
-    would make output blocks k times the input's: they are split to fit Dask's
-    ``array.chunk-size``; values, shape and dtype are those of the one-block result."""
-    values = np.random.default_rng(0).random((4000, 16))
-    x = xp.asarray(values, device=xp.DASK, chunks=(2000, 16))  # blocks of 250 kB
-    with dask.config.set({"array.chunk-size": "200kB"}):
-        d = x[:, None, :] - x[:3][None, :, :]  # blocks of 750 kB unsplit
-        blocks = d._data.chunks
-        block_bytes = math.prod(max(c) for c in blocks) * d.dtype.itemsize
-        assert block_bytes <= 200_000, blocks
-        assert blocks[1:] == ((3,), (16,))
-        same = x[:, None, :] - x[:, None, :]  # no broadcast: the blocks stay
-        assert same._data.chunks == ((2000, 2000), (1,), (16,))
-        # an axis both span is cut at both's boundaries, not as if paired as they are:
-        # weights in one long block times x's rows keep x's blocks (RidgeClassifier's
-        # ``X * sqrt(sample_weight)[:, None]`` was cut 32 times finer on 8 GiB)
-        w = xp.asarray(values[:, :1], device=xp.DASK, chunks=(4000, 1))
-        assert (x * w)._data.chunks == ((2000, 2000), (16,))
-    expected = values[:, None, :] - values[:3][None, :, :]
-    np.testing.assert_array_equal(to_numpy(d), expected)
-    assert d.shape == expected.shape and d.dtype == xp.float64
-
-
 def test_clip_decides_the_rank_rule_then_the_dtype_then_the_sizes():
     """The same error on both devices where a size is known only when computed."""
     for dev in (xp.CPU, xp.DASK):
@@ -726,33 +592,6 @@ def test_an_iteration_on_lazy_parameters_costs_the_same_each_time():
     for _ in range(8):
         expected = expected + 0.5 * (np.asarray(x) - expected).mean(axis=0)
     np.testing.assert_allclose(np.asarray(centre), expected, rtol=1e-12)
-
-
-@pytest.mark.parametrize("make", ["ones", "full"])
-def test_an_array_made_from_nothing_takes_its_partners_blocks(make):
-    """``ones(n)`` in Dask's default blocks met with an input's rows, element-wise or in
-    a product (RidgeCV's ``sqrt_sw``): made again in the rows' blocks, no rechunk,
-    and fused into the tasks that use it (no layer of its own left after Dask's
-    optimisation), so that no piece waits in memory for its rows."""
-    n = 4000
-    x = xp.asarray(da.from_array(np.arange(n * 3.0).reshape(n, 3), chunks=(250, 3)))
-    y = xp.asarray(da.from_array(np.arange(n, dtype=np.float64), chunks=250))
-    w = (
-        xp.ones(n, device=xp.DASK, chunks=n) if make == "ones"
-        else xp.full(n, 2.0, device=xp.DASK, chunks=n)
-    )  # fmt: skip
-    fill = 1.0 if make == "ones" else 2.0
-    for out, want in [
-        (y * w, np.arange(n) * fill),
-        (w - y, fill - np.arange(n)),
-        (x.mT @ w, np.arange(n * 3.0).reshape(n, 3).T @ np.full(n, fill)),
-    ]:
-        graph = out._data.__dask_graph__()
-        assert not [name for name in graph.layers if name.startswith("rechunk")]
-        optimised = dask.optimize(out._data)[0].__dask_graph__()
-        assert not [name for name in optimised.layers if name.startswith(("ones", "full"))]
-        np.testing.assert_array_equal(np.asarray(out), want)
-    assert (y * w)._data.chunks == y._data.chunks
 
 
 def test_local_computations_give_blas_one_thread_per_dask_thread():
@@ -865,26 +704,6 @@ def test_searchsorted_of_values_of_unknown_size_with_empty_blocks(chunks, side):
         assert got.shape == () and int(got) == np.searchsorted(sorted_, value, side=side)
 
 
-@pytest.mark.parametrize("chunks", [3, 1, 2])
-def test_broadcast_arrays_against_a_size_unknown_until_computed(chunks):
-    """SEMANTICS section 4: an unknown size against 1 stays unknown, in broadcast_arrays
-    too (Dask's broadcast_to cannot target an unknown size); against another size it is
-    refused by name."""
-    data = np.arange(6.0).reshape(3, 2)
-    x = xp.asarray(data, device=xp.DASK, chunks=chunks)
-    row = xp.asarray(np.array([[10.0, 20.0]]), device=xp.DASK)
-    scalar = xp.asarray(np.float32(5.0), device=xp.DASK)
-    for mask in ([True, False, True], [False] * 3, [True] * 3):
-        picked = x[xp.asarray(np.array(mask), device=xp.DASK, chunks=chunks)]
-        got = xp.broadcast_arrays(picked, row, scalar)
-        want = np.broadcast_arrays(data[mask], np.array([[10.0, 20.0]]), np.float32(5.0))
-        for g, w in zip(got, want):
-            assert g.shape == (None, 2) and g.dtype == w.dtype
-            assert np.array_equal(np.asarray(g), w)
-        with pytest.raises(ValueError, match=r"broadcast_arrays: .* unknown and 3"):
-            xp.broadcast_arrays(picked, xp.asarray(np.ones((3, 2)), device=xp.DASK))
-
-
 @pytest.mark.parametrize("chunks", [(4, 3), (1, 1), (3, 2)])
 @pytest.mark.parametrize(
     ("name", "call"),
@@ -930,3 +749,167 @@ def test_transforms_along_known_sizes_beside_an_unknown_one_agree_with_cpu(chunk
         got = call(u)
         assert got.shape == (None, *call(c).shape[1:])
         np.testing.assert_allclose(to_numpy(got), to_numpy(call(c)))
+
+
+@pytest.mark.parametrize("x_chunks", [100, 333])
+def test_a_take_by_a_kept_nonzero_gathers_from_the_blocks_it_reaches(x_chunks):
+    """scikit-learn's curves take the cumulative sums and the sorted scores by
+    ``concat([nonzero(diff(scores)), [n - 1]])``: with the index's values here (a kept
+    nonzero), each block of the result gathers from the blocks of x between its least
+    and greatest index (Dask's take by a lazy index pairs every block of the index with
+    every block of x, holding x whole); NumPy's values, and NumPy's IndexError."""
+    a = np.round(RNG.random(3000), 2)
+    c = np.cumsum(RNG.random(3000))
+    x = xp.asarray(a, device=xp.DASK, chunks=x_chunks)
+    sums = xp.asarray(c, device=xp.DASK, chunks=x_chunks)
+    with xp.known_sizes():
+        kept = xp.nonzero(xp.diff(x))[0]
+    index = xp.concat([kept, xp.asarray([a.size - 1], device=xp.DASK)])
+    want = np.concatenate([np.nonzero(np.diff(a))[0], [a.size - 1]])
+    with xp.known_sizes():  # (the ranges are computed now: where sizes are asked for)
+        taken = [sums[index], xp.take(sums, index), x[index]]
+    for t in taken:
+        layers = t._data.__dask_graph__().layers
+        assert [n for n in layers if n.startswith("take-known")]
+        assert not [n for n in layers if n.startswith("slice_with_int_dask_array")]
+    np.testing.assert_array_equal(np.asarray(taken[0]), c[want])
+    np.testing.assert_array_equal(np.asarray(taken[2]), a[want])
+    elsewhere = sums[index]  # lazy: Dask's take
+    assert not [n for n in elsewhere._data.__dask_graph__().layers if n.startswith("take-known")]
+    np.testing.assert_array_equal(np.asarray(elsewhere), c[want])
+    # indices in no order reach every block: Dask's take, the same values
+    shuffled = xp.asarray(RNG.permutation(3000), device=xp.DASK, chunks=100)
+    with warnings.catch_warnings():  # (Dask's: more blocks than the index's)
+        warnings.simplefilter("ignore", dask.array.PerformanceWarning)
+        np.testing.assert_array_equal(np.asarray(sums[shuffled]), c[np.asarray(shuffled)])
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 100"):
+        with xp.known_sizes():
+            shorter = xp.asarray(c[:100], device=xp.DASK, chunks=30)[index]
+        np.asarray(shorter)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.round(RNG.random(3000), 1),  # (zeros here and there)
+        np.concatenate([np.zeros(700), RNG.random(2300)]),  # (blocks with none)
+        np.where(RNG.random(3000) < 0.5, np.nan, 1.0),  # (NaN is nonzero, as in NumPy)
+        np.zeros(3000),
+        RNG.random(3000) < 0.3,
+        RNG.integers(-2, 3, 3000),
+    ],
+    ids=["float", "empty blocks", "nan", "none", "bool", "int"],
+)
+@pytest.mark.parametrize("chunks", [100, 333])
+def test_a_kept_nonzero_keeps_its_mask_not_its_indices(values, chunks):
+    """A 1-D ``nonzero`` where sizes are asked for keeps the mask (a byte an element),
+    not the indices (eight): scikit-learn's curves keep ``nonzero(diff(scores))``, as
+    long as the data when the scores are distinct. Each block of indices is made from
+    its block of the mask; the sizes are known, and the blocks' bounds too, without
+    computing the indices; NumPy's values."""
+    from strict_array._backends.dask._basics import bytes_in_memory
+    from strict_array._backends.dask._compute import block_ranges
+
+    x = xp.asarray(values, device=xp.DASK, chunks=chunks)
+    with xp.known_sizes():
+        (index,) = xp.nonzero(x)
+    want = np.nonzero(values)[0]
+    assert index.shape == want.shape
+    assert not any(c != c for c in index._data.chunks[0])
+    held = bytes_in_memory(index._data, made_below=0)
+    assert held is not None and held <= values.size  # (the indices: 8 x their number)
+    ranges = block_ranges(index._data)
+    assert ranges is not None
+    blocks = np.split(want, np.cumsum(index._data.chunks[0])[:-1])
+    for (low, high), block in zip(ranges, blocks):
+        assert (
+            (low, high) == (0, -1) if not block.size else low <= block.min() <= block.max() <= high
+        )
+    np.testing.assert_array_equal(np.asarray(index), want)
+    with xp.known_sizes():
+        taken = x[index]
+    np.testing.assert_array_equal(np.asarray(taken), values[want])
+
+
+def test_a_take_by_a_kept_nonzero_makes_each_block_of_indices_in_its_gather():
+    """Each block of a kept ``nonzero``'s indices (and of a ``concat`` of them) is made
+    in the task that gathers by it, from its block of the mask: apart, Dask's order
+    ran those small tasks late, and the arrays gathered from waited for them
+    (scikit-learn's curves on 8 GiB held their sorted scores and cumulative sums
+    whole). NumPy's values."""
+    from dask._task_spec import DataNode, convert_legacy_graph
+
+    a = np.round(RNG.random(3000), 2)
+    c = np.cumsum(RNG.random(3000))
+    x = xp.asarray(a, device=xp.DASK, chunks=300)
+    sums = xp.asarray(c, device=xp.DASK, chunks=300)
+    with xp.known_sizes():
+        kept = xp.nonzero(xp.diff(x))[0]
+        index = xp.concat([kept, xp.asarray([a.size - 1], device=xp.DASK)])
+        taken = sums[index]
+    want = np.concatenate([np.nonzero(np.diff(a))[0], [a.size - 1]])
+    data = taken._data
+    graph = convert_legacy_graph(dict(data.__dask_graph__()))
+    index_layers = set(index._data.__dask_graph__().layers)
+    for key in flatten(data.__dask_keys__()):
+        for dep in graph[key].dependencies:
+            made = graph[dep]
+            # from the index: only its data (the mask's blocks), no task of it
+            assert dep[0] not in index_layers or isinstance(made, DataNode), dep
+    np.testing.assert_array_equal(np.asarray(taken), c[want])
+
+
+@pytest.mark.parametrize("label_chunks", [100, 250, (300, 700, 500, 1500)])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_a_take_by_labels_read_from_a_store_gathers_from_the_blocks_it_reaches(
+    tmp_path, label_chunks, classes
+):
+    """scikit-learn's multinomial loss takes ``ravel(raw_prediction)`` by
+    ``y + n_classes * arange(n)``, the labels read from a store: the index's values are
+    not here, so Dask's take paired every block of it with every block of the
+    predictions and held them whole (19K tasks and 762 MiB on 8 GiB of data). Where
+    sizes are asked for, the index's bounds are computed in one pass over it (the
+    labels, not the predictions), and each block gathers from the blocks it reaches.
+    NumPy's values; the index is made again in the gathers; NumPy's IndexError."""
+    n = 3000
+    labels = RNG.integers(0, classes, n)
+    pred = RNG.standard_normal((n, classes))
+    xp.to_zarr(xp.asarray(labels, device=xp.DASK, chunks=500), tmp_path / "y.zarr")
+    y = xp.from_zarr(tmp_path / "y.zarr")
+    y = xp.asarray(xp.asarray(y._data.rechunk(label_chunks)), dtype=xp.int64)
+    raw = xp.asarray(pred, device=xp.DASK, chunks=(250, classes))
+    with xp.known_sizes():
+        index = y + xp.arange(n, device=xp.DASK) * classes
+        taken = xp.take(xp.reshape(raw, (-1,)), index)
+    layers = taken._data.__dask_graph__().layers
+    assert [name for name in layers if name.startswith("take-known")]
+    assert not [name for name in layers if name.startswith("slice_with_int_dask_array")]
+    # the arange made in the labels' blocks, not rechunked to them
+    (made,) = [layer for name, layer in layers.items() if name.startswith("arange")]
+    assert len(made) == y._data.numblocks[0]
+    np.testing.assert_array_equal(np.asarray(taken), pred[np.arange(n), labels])
+    with xp.known_sizes(), pytest.raises(IndexError, match=f"with size {n * classes}"):
+        xp.take(xp.reshape(raw, (-1,)), index + classes)  # (the last one past the end)
+    # elsewhere (nothing computed while the expression is built): Dask's take, the same
+    with warnings.catch_warnings():  # (Dask's: more blocks than the index's)
+        warnings.simplefilter("ignore", dask.array.PerformanceWarning)
+        elsewhere = xp.take(xp.reshape(raw, (-1,)), index)
+    assert not [n for n in elsewhere._data.__dask_graph__().layers if n.startswith("take-known")]
+    np.testing.assert_array_equal(np.asarray(elsewhere), pred[np.arange(n), labels])
+
+
+def test_a_take_by_one_block_of_data_gathers_from_the_blocks_it_reaches(tmp_path):
+    """A take by a small index that is data (one block: scikit-learn's percentile
+    positions) from an array in many blocks computes the index's bounds in one pass
+    over it and gathers from the blocks it reaches, where sizes are asked for: Dask's
+    take paired it with every block and computed them all at once."""
+    a = RNG.standard_normal(3000)
+    x = xp.asarray(a, device=xp.DASK, chunks=100)
+    xp.to_zarr(xp.asarray(np.asarray([2500, 2510, 2999]), device=xp.DASK), tmp_path / "i.zarr")
+    index = xp.from_zarr(tmp_path / "i.zarr") - 10  # (its values are not here)
+    taken = run_as("sklearn.utils", "xp.take(x, i)", x=x, i=index)
+    layers = taken._data.__dask_graph__().layers
+    assert [n for n in layers if n.startswith("take-known")]
+    np.testing.assert_array_equal(np.asarray(taken), a[[2490, 2500, 2989]])
+    with pytest.raises(IndexError, match="with size 3000"):
+        run_as("sklearn.utils", "xp.take(x, i)", x=x, i=index + 20)
