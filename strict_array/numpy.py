@@ -784,13 +784,23 @@ def _checked_call(function: Any, row: Any, args: tuple[Any, ...], kwargs: dict[s
         plain_args, plain_kwargs = _rules.with_callbacks(
             row.rules, function, plain_args, plain_kwargs, _checked_callback
         )
-    at = _trampoline(sys._getframe(1) if site is None else site)
+    site = sys._getframe(1) if site is None else site
+    return _called_inside(function, plain_args, plain_kwargs, site, views, (args, kwargs))
+
+
+def _called_inside(function: Any, args: Any, kwargs: dict[str, Any], site: types.FrameType,
+                   views: dict[int, Any], given: tuple[Any, Any]) -> Any:  # fmt: skip
+    """NumPy's ``function`` on the plain arguments, its internals unchecked (``_inside``) and
+    its warnings at the caller's line (``site``), its result checked as
+    :func:`_checked_results` gives it back (``given``: the call's own arguments)."""
+    __tracebackhide__ = True
+    at = _trampoline(site)
     token = _inside.set(True)
     try:
-        result = at(function, plain_args, plain_kwargs)
+        result = at(function, args, kwargs)
     finally:
         _inside.reset(token)
-    return _checked_results(result, views, given=(args, kwargs))
+    return _checked_results(result, views, given=given)
 
 
 #: _quick_call's kinds of function (see _Patched), and its answer for a call it leaves
@@ -849,13 +859,7 @@ def _quick_call(function: Any, kind: str, args: tuple[Any, ...], kwargs: dict[st
         plain.append(v)
     if not views:
         return _GENERAL  # (no checked array: its row decides, as for any call)
-    at = _trampoline(site)
-    token = _inside.set(True)
-    try:
-        result = at(function, plain, kwargs)
-    finally:
-        _inside.reset(token)
-    return _checked_results(result, views, given=(args, kwargs))
+    return _called_inside(function, plain, kwargs, site, views, (args, kwargs))
 
 
 def _holds_foreign(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
