@@ -98,9 +98,9 @@ def note(x: T, **facts: Any) -> T:
 def carry(new: T, old: Any) -> T:
     """``new``, an array or layer made anew in place of ``old`` (same name, values and
     blocks: renamed, or cut to kept values), with ``old``'s record."""
-    entry = _records.get(id(old))
-    if entry is not None and entry[0]() is old:
-        _set(new, entry[1])
+    record = _get(old, None)
+    if record is not None:
+        _set(new, record)
     return new
 
 
